@@ -1,0 +1,37 @@
+"""Agreement of metric scores with human judgment: Pearson and Spearman with p-values."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Sequence
+
+from scipy import stats
+
+
+@dataclass(frozen=True)
+class Correlation:
+    spearman: float
+    spearman_p: float
+    pearson: float
+    pearson_p: float
+    n: int
+
+    def as_dict(self) -> dict[str, float]:
+        return {
+            "spearman": self.spearman, "spearman_p": self.spearman_p,
+            "pearson": self.pearson, "pearson_p": self.pearson_p, "n": self.n,
+        }
+
+
+def correlate(metric: Sequence[float], human: Sequence[float]) -> Correlation:
+    """Spearman's rho and Pearson's r (two-sided p-values) over pairs where both are finite."""
+    if len(metric) != len(human):
+        raise ValueError(f"{len(metric)} metric scores vs {len(human)} human scores")
+    pairs = [(m, h) for m, h in zip(metric, human) if math.isfinite(m) and math.isfinite(h)]
+    if len(pairs) < 3:
+        raise ValueError(f"need at least 3 scored pairs to correlate, got {len(pairs)}")
+    xs, ys = zip(*pairs)
+    rho, rho_p = stats.spearmanr(xs, ys)
+    r, r_p = stats.pearsonr(xs, ys)
+    return Correlation(float(rho), float(rho_p), float(r), float(r_p), len(pairs))

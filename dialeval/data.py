@@ -1,0 +1,145 @@
+"""Data loaders: the multi-reference DailyDialog test set and human-judgment sets.
+
+Human-judgment sets are read from ``$DIALEVAL_DATA`` (default: ``../shared/data`` beside the
+checkout). Every benchmark reads them through :func:`load_judgments`, which returns
+:class:`JudgmentItem` s in one generic format, also readable from any JSON-lines file with the
+fields ``context`` (list of turns), ``response``, ``references`` (optional list), ``score`` (float)
+and ``system`` (optional).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Optional
+
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+def data_dir() -> Path:
+    """``$DIALEVAL_DATA`` or ``<checkout>/../shared/data``."""
+    env = os.environ.get("DIALEVAL_DATA")
+    return Path(env).expanduser() if env else REPO_ROOT.parent / "shared" / "data"
+
+
+def data_file(*parts: str) -> Path:
+    """A file under :func:`data_dir`; ``FileNotFoundError`` saying where it was looked for."""
+    path = data_dir().joinpath(*parts)
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"data file not found: {path} (set $DIALEVAL_DATA to the folder holding "
+            f"{'/'.join(parts[:-1]) or '.'}/)"
+        )
+    return path
+
+
+@dataclass
+class JudgmentItem:
+    """One human-rated response: the generic benchmark format."""
+
+    context: list[str]
+    response: str
+    score: float
+    references: list[str] = field(default_factory=list)
+    system: Optional[str] = None
+    id: Optional[str] = None
+
+    @classmethod
+    def from_dict(cls, row: dict, where: str) -> "JudgmentItem":
+        missing = [k for k in ("context", "response", "score") if k not in row]
+        if missing:
+            raise ValueError(f"{where}: missing field(s) {missing}")
+        context = row["context"]
+        if isinstance(context, str):
+            context = [context]
+        if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
+            raise ValueError(f"{where}: 'context' must be a list of strings")
+        if not isinstance(row["response"], str):
+            raise ValueError(f"{where}: 'response' must be a string")
+        try:
+            score = float(row["score"])
+        except (TypeError, ValueError):
+            raise ValueError(f"{where}: 'score' must be a number, got {row['score']!r}") from None
+        refs = row.get("references") or []
+        if isinstance(refs, str):
+            refs = [refs]
+        return cls(context, row["response"], score, list(refs), row.get("system"), row.get("id"))
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """Parse a JSON-lines file; ``ValueError`` naming the line of a malformed record."""
+    rows = []
+    with open(path, encoding="utf-8") as f:
+        for line_no, line in enumerate(f, 1):
+            if not line.strip():
+                continue
+            try:
+                rows.append(json.loads(line))
+            except json.JSONDecodeError as e:
+                raise ValueError(f"{path}:{line_no}: not valid JSON ({e.msg})") from None
+    return rows
+
+
+def load_judgment_file(path: str | Path) -> list[JudgmentItem]:
+    """The generic human-judgment JSONL format (see module docstring)."""
+    return [JudgmentItem.from_dict(r, f"{path}:{i + 1}") for i, r in enumerate(read_jsonl(path))]
+
+
+def _multiref_dialogues(path: Path | None = None) -> list[dict]:
+    return read_jsonl(path or data_file("multiref", "multireftest.json"))
+
+
+def iter_multiref_contexts(path: Path | None = None) -> Iterable[dict]:
+    """Every (context, references) pair of the multi-reference DailyDialog test set.
+
+    ``id`` is ``"<dialogue index>_<turn index>"`` (the authors' context id); ``references[0]`` is
+    the original DailyDialog reply, the other four were written by crowd workers.
+    """
+    for dialogue in _multiref_dialogues(path):
+        turns = dialogue["dialogue"]
+        for j, turn in enumerate(turns):
+            if turn.get("responses"):
+                yield {
+                    "id": f"{dialogue['index']}_{j}",
+                    "context": [t["text"] for t in turns[: j + 1]],
+                    "references": list(turn["responses"]),
+                }
+
+
+def load_multiref_test(path: str | Path | None = None):
+    """The multi-reference DailyDialog test set (6,740 contexts x 5 references) as a Dataset.
+
+    Columns: ``id``, ``context`` (list of turns), ``references`` (list of 5 replies).
+    """
+    from datasets import Dataset
+
+    rows = list(iter_multiref_contexts(Path(path) if path else None))
+    return Dataset.from_dict({k: [r[k] for r in rows] for k in ("id", "context", "references")})
+
+
+def load_multiref_mturk(multi_reference: bool = True) -> list[JudgmentItem]:
+    """Gupta et al.'s 500 rated responses (100 contexts x 5 systems), mean appropriateness 1-5.
+
+    References: with ``multi_reference`` the file's ``all_references`` (4 replies: the original
+    and 3 crowd-written ones), else only the original reply (``prevgt``), the single-reference
+    setting of the paper.
+    """
+    path = data_file("multiref", "mturk_rating_processed_output.csv")
+    items = []
+    with open(path, newline="", encoding="utf-8") as f:
+        for row in csv.DictReader(f):
+            refs = row["all_references"].split("\t") if multi_reference else [row["prevgt"]]
+            items.append(
+                JudgmentItem(
+                    context=row["context"].split("||||"),
+                    response=row["response"],
+                    score=float(row["human_average_rating"]),
+                    references=refs,
+                    system=row["model"],
+                    id=row["context_id"],
+                )
+            )
+    return items

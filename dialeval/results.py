@@ -1,0 +1,46 @@
+"""How every dialeval result looks: flat scores plus a reproducibility signature.
+
+A result is a flat dict (what ``transformers.Trainer``'s ``compute_metrics`` and
+``evaluate.combine`` expect): ``<name>`` is the mean over items, ``<name>_scores`` the per-item
+list, and ``signature`` a sacrebleu-style string (``nrefs:1|tok:13a|...|version:2.x``) naming the
+metric, model, mode and dialeval version, so a number can be reproduced.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+
+def make_signature(metric: str, **fields: Any) -> str:
+    """Return ``metric:<metric>|key:value|...|version:<dialeval version>``.
+
+    Fields keep their given order; ``None`` values are left out, booleans are written ``yes``/``no``.
+    """
+    from dialeval import __version__
+
+    parts = [f"metric:{metric}"]
+    for key, value in fields.items():
+        if value is None:
+            continue
+        if isinstance(value, bool):
+            value = "yes" if value else "no"
+        parts.append(f"{key}:{value}")
+    parts.append(f"version:{__version__}")
+    return "|".join(parts)
+
+
+def mean(values: Sequence[float]) -> float:
+    """Arithmetic mean ignoring NaN (items a sub-metric does not apply to); NaN if none is left."""
+    kept = [v for v in values if not math.isnan(v)]
+    return sum(kept) / len(kept) if kept else float("nan")
+
+
+def summarize(per_item: Mapping[str, Sequence[float]], signature: str) -> dict[str, Any]:
+    """``{name: mean, name_scores: [...], ..., "signature": signature}``."""
+    out: dict[str, Any] = {}
+    for name, scores in per_item.items():
+        out[name] = mean(scores)
+        out[f"{name}_scores"] = [float(s) for s in scores]
+    out["signature"] = signature
+    return out

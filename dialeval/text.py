@@ -1,0 +1,68 @@
+"""Text handling shared by every metric: the one tokenizer and input validation.
+
+Tokenizer (used by BLEU, METEOR, ROUGE-L, the embedding metrics, Distinct-n and Self-BLEU):
+lower-case the text, then take, left to right, the matches of ``TOKEN_PATTERN``: runs of word
+characters with inner apostrophes kept (``don't``), a word-initial apostrophe clitic as its own
+token (``'m`` in DailyDialog's pre-tokenised ``i 'm``), or any single other non-space character
+(punctuation). So ``"I'm fine, thanks!"`` -> ``["i'm", "fine", ",", "thanks", "!"]``.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)*|'\w+|[^\w\s]")
+TOKENIZER_NAME = "lower-regex"
+
+
+def tokenize(text: str) -> list[str]:
+    """Lower-case ``text`` and split it with :data:`TOKEN_PATTERN`."""
+    return TOKEN_PATTERN.findall(text.lower())
+
+
+def check_texts(items: Any, name: str, allow_empty: bool = False) -> list[str]:
+    """Validate a list of strings; raise ``ValueError`` naming ``name`` and the bad item's index."""
+    if isinstance(items, str) or not isinstance(items, Sequence):
+        raise ValueError(f"{name} must be a list of strings, got {type(items).__name__}")
+    if len(items) == 0:
+        raise ValueError(f"{name} is empty: pass at least one item")
+    for i, item in enumerate(items):
+        if item is None:
+            raise ValueError(f"{name}[{i}] is None; expected a string")
+        if not isinstance(item, str):
+            raise ValueError(f"{name}[{i}] must be a string, got {type(item).__name__}")
+        if not allow_empty and not item.strip():
+            raise ValueError(f"{name}[{i}] is an empty string")
+    return list(items)
+
+
+def check_reference_lists(references: Any, n_items: int, name: str = "references") -> list[list[str]]:
+    """Normalise references to one non-empty list of strings per item.
+
+    A plain list of strings means one reference per item. Raises ``ValueError`` on a length
+    mismatch with the ``n_items`` predictions, an empty reference list, or a non-string reference.
+    """
+    if isinstance(references, str) or not isinstance(references, Sequence):
+        raise ValueError(f"{name} must be a list, got {type(references).__name__}")
+    if len(references) != n_items:
+        raise ValueError(f"{name} has {len(references)} items but there are {n_items} predictions")
+    out = []
+    for i, refs in enumerate(references):
+        if isinstance(refs, str):
+            refs = [refs]
+        if refs is None or not isinstance(refs, Sequence):
+            raise ValueError(f"{name}[{i}] must be a string or a list of strings, got {type(refs).__name__}")
+        if len(refs) == 0:
+            raise ValueError(f"{name}[{i}] is an empty list: give at least one reference")
+        out.append(check_texts(refs, f"{name}[{i}]"))
+    return out
+
+
+def check_same_length(**named: Sequence) -> int:
+    """Check that all named sequences have the same length; return it."""
+    lengths = {name: len(seq) for name, seq in named.items()}
+    if len(set(lengths.values())) > 1:
+        desc = ", ".join(f"{name}={n}" for name, n in lengths.items())
+        raise ValueError(f"inputs have mismatched lengths: {desc}")
+    return next(iter(lengths.values()))
