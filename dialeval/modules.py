@@ -69,9 +69,12 @@ def register(modules_cache: str | Path | None = None) -> list[Path]:
         target = base / digest
         base.mkdir(exist_ok=True)
         (base / "__init__.py").touch()
-        if target.exists():
-            shutil.rmtree(target)
-        shutil.copytree(src, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        for old in base.iterdir():  # evaluate loads the newest hash: leave no stale script there
+            if old.is_dir() and len(old.name) == 64:
+                shutil.rmtree(old)
+        shutil.copytree(
+            src, target, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"), copy_function=shutil.copyfile
+        )
         (target / "__init__.py").touch()
         meta = {"original file path": str(script), "local file path": str(target / script.name)}
         (target / f"{name}.json").write_text(json.dumps(meta))
