@@ -17,8 +17,6 @@ test tokenizer, or ``--model smollm2-135m-instruct`` / a local model directory.
 from __future__ import annotations
 
 import argparse
-import json
-import re
 import sys
 import time
 from pathlib import Path
@@ -29,21 +27,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
+from dialeval.data import load_fed  # noqa: E402
 from dialeval.fed import QUALITIES_DIALOG, QUALITIES_TURN, FEDScorer, followups, score_name  # noqa: E402
-from dialeval.lm import load_causal_lm  # noqa: E402
+from dialeval.lm import conversation_text, load_causal_lm  # noqa: E402
 
-DATA = Path("/work/shared/data/fed/fed_data.json")
 CONFIGS = {"small": dict(n_layer=6, n_embd=768, n_head=12), "medium": dict(n_layer=24, n_embd=1024, n_head=16)}
-SPEAKER = re.compile(r"^(User|System):\s*")
-
-
-def load_conversations(path: Path, n: int) -> list[list[str]]:
-    """Turns of the first ``n`` turn-level FED items: context lines then the response, no speaker prefix."""
-    items = [item for item in json.loads(path.read_text(encoding="utf-8")) if "response" in item][:n]
-    return [
-        [SPEAKER.sub("", line).strip() for line in item["context"].split("\n") + [item["response"]]]
-        for item in items
-    ]
 
 
 def random_gpt2(config: str, device: str):
@@ -61,7 +49,7 @@ def random_gpt2(config: str, device: str):
 def plain_fed(model, tokenizer, turns: list[str], levels: list[str], device: str) -> dict[str, float]:
     """The authors' loop: one full forward pass with ``labels=ids`` per follow-up."""
     eos = tokenizer.eos_token
-    conversation = eos + " " + (" " + eos + " ").join(turns)
+    conversation = conversation_text(turns, eos)
     scores = {}
     for level in levels:
         for quality in QUALITIES_TURN if level == "turn" else QUALITIES_DIALOG:
@@ -85,7 +73,6 @@ def main() -> None:
     parser.add_argument("--device", default="cpu")
     parser.add_argument("--level", choices=["turn", "dialog", "both"], default="turn")
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--data", type=Path, default=DATA)
     args = parser.parse_args()
 
     if args.model:
@@ -94,11 +81,11 @@ def main() -> None:
     else:
         model, tokenizer = random_gpt2(args.config, args.device)
         name = f"random GPT-2 {args.config} ({CONFIGS[args.config]}, vocab {len(tokenizer)})"
-    conversations = load_conversations(args.data, args.n)
+    conversations = [item["turns"] for item in load_fed("turn")[: args.n]]
     levels = ["turn", "dialog"] if args.level == "both" else [args.level]
     fed = FEDScorer((model, tokenizer), device=args.device, batch_size=args.batch_size, mode="reference")
     eos = tokenizer.eos_token
-    lengths = [len(tokenizer.encode(eos + " " + f" {eos} ".join(t), add_special_tokens=False)) for t in conversations]
+    lengths = [len(tokenizer.encode(conversation_text(t, eos), add_special_tokens=False)) for t in conversations]
 
     fed.score(conversations[:1], level=args.level)  # warm-up, both paths
     plain_fed(model, tokenizer, conversations[0], levels, args.device)

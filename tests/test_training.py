@@ -1,0 +1,41 @@
+"""training/finetune_lm.py in its tiny mode: runs, saves a loadable model and its report."""
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from tiny_lm import tiny_gpt2
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "training"))
+
+import finetune_lm  # noqa: E402
+
+
+@pytest.mark.parametrize("preset", ["dialogue", "dailydialog"])
+def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
+    tiny_gpt2(tmp_path / "base")
+    out = finetune_lm.main([
+        "--preset", preset, "--tiny", "--base", str(tmp_path / "base"), "--output", str(tmp_path / "out"),
+        "--seq-len", "32", "--batch-size", "2", "--threads", "1",
+    ])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    assert report["step"] == 3 and len(report["losses"]) == 3
+    assert report["perplexity_base"] > 1 and report["perplexity_tuned"] > 1
+
+    from dialeval.fed import FEDScorer
+
+    fed = FEDScorer(str(out), qualities=["interesting"])  # the result loads as a local model
+    assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
+
+
+def test_dialogue_text_is_what_fed_scores():
+    from dialeval.lm import conversation_text
+
+    texts = finetune_lm.training_texts("dialogue", "<eos>")
+    assert texts[0].startswith("<eos> ") and " <eos> " in texts[0]
+    assert conversation_text(["a", "b"], "<eos>") == "<eos> a <eos> b"
+    pairs = finetune_lm.training_texts("dailydialog", "<eos>")
+    assert all(t.endswith("<eos>") for t in pairs[:10])
