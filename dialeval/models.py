@@ -33,6 +33,11 @@ BUILD_HINTS: dict[str, str] = {
     ),
     "gpt2": "python training/finetune_lm.py --preset dailydialog (see training/README.md)",
     "dialeval/gpt2-dailydialog": "python training/finetune_lm.py --preset dailydialog",
+    "roberta-large-mnli": (
+        "python training/nli.py --max-steps 800 --minutes 20 (fine-tunes the local MiniLM-L6 into "
+        "an NLI classifier saved as 'minilm-nli'; pass model='minilm-nli'; see training/README.md)"
+    ),
+    "minilm-nli": "python training/nli.py --max-steps 800 --minutes 20 (see training/README.md)",
 }
 
 
