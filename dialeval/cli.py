@@ -3,6 +3,7 @@
 * ``dialeval examples`` — score ``examples/dialogues.jsonl`` with every metric that runs offline.
 * ``dialeval score --metric M --input IN.jsonl --output OUT.jsonl`` — resumable batch scoring.
 * ``dialeval benchmark --metric M --dataset D`` — correlation with human judgment.
+* ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
 """
 
@@ -14,7 +15,8 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from dialeval.data import REPO_ROOT, JudgmentItem, read_jsonl
+from dialeval import augment
+from dialeval.data import REPO_ROOT, JudgmentItem, completed_lines, read_jsonl
 from dialeval.runners import RUNNERS, get_runner
 from dialeval.tables import fmt, format_table
 
@@ -23,6 +25,7 @@ EXAMPLES = REPO_ROOT / "examples" / "dialogues.jsonl"
 HEADLINE = {
     "multiref": ("bleu2", "meteor", "rougeL", "greedy_matching"),
     "fed": ("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
+    "holistic": ("coherence", "fluency", "diversity", "consistency"),
 }
 
 
@@ -50,17 +53,6 @@ def _validated_items(rows: list[dict], source: str) -> list[dict]:
     return items
 
 
-def _completed_lines(path: Path) -> int:
-    """Count finished JSON lines of a previous run; drop a half-written last line."""
-    if not path.exists():
-        return 0
-    data = path.read_bytes()
-    keep = data[: data.rfind(b"\n") + 1]
-    if len(keep) != len(data):
-        path.write_bytes(keep)
-    return keep.count(b"\n")
-
-
 def cmd_score(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
@@ -68,7 +60,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     options = _parse_options(args.option)
     items = _validated_items(read_jsonl(args.input), args.input)
     output = Path(args.output)
-    done = _completed_lines(output)
+    done = completed_lines(output)
     if done > len(items):
         raise ValueError(f"{output} has {done} lines but {args.input} only {len(items)}: wrong pair of files?")
     summary: dict[str, list[float]] = {}
@@ -94,7 +86,12 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_benchmark(args: argparse.Namespace) -> int:
     from dialeval.benchmark import run_benchmark
 
-    result, table = run_benchmark(args.metric, args.dataset, **_parse_options(args.option))
+    if args.aspect and args.dataset:
+        raise ValueError("give --aspect or --dataset, not both")
+    dataset = f"{args.metric}-{args.aspect}" if args.aspect else args.dataset
+    if not dataset:
+        raise ValueError("benchmark needs --dataset (or --aspect for holistic)")
+    result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
     print(json.dumps(result, indent=2) if args.json else table)
     return 0
 
@@ -158,10 +155,16 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("benchmark", help="correlation with human judgment")
     p.add_argument("--metric", required=True, choices=sorted(RUNNERS))
-    p.add_argument("--dataset", required=True, help="a named data set or a JSONL file")
+    p.add_argument("--dataset", help="a named data set or a JSONL file")
+    p.add_argument("--aspect", choices=("coherence", "fluency", "consistency"),
+                   help="holistic: the Pang et al. set of this aspect (same as --dataset holistic-<aspect>)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_benchmark)
+
+    p = sub.add_parser("augment", help="paraphrase queries for holistic diversity (WordNet substitution / CTG)")
+    augment.add_arguments(p)
+    p.set_defaults(func=augment.run)
 
     p = sub.add_parser("register", help="register the evaluate modules for offline evaluate.load")
     p.set_defaults(func=cmd_register)

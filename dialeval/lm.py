@@ -203,6 +203,23 @@ class LMScorer:
         seqs = [list(s)[: self.max_length] for s in self._check_ids(sequences, "sequences")]
         return self._batch_logprobs(seqs, [1] * len(seqs), progress)
 
+    @torch.no_grad()
+    def pair_logprobs(
+        self, prefixes: Sequence[Sequence[int]], continuations: Sequence[Sequence[int]], progress: bool = False
+    ) -> list[LogProb]:
+        """``(log P(c_i | p_i), len(c_i))`` for many (prefix, continuation) pairs, batched.
+
+        One prefix per continuation (holistic coherence: ``log P(r | q)`` for many queries); for many
+        continuations of one prefix use :meth:`continuation_logprobs`. Truncation per pair as there: a
+        continuation keeps its first ``max_length - 1`` tokens, a prefix is left-truncated keeping its
+        first token.
+        """
+        if len(prefixes) != len(continuations):
+            raise ValueError(f"{len(prefixes)} prefixes but {len(continuations)} continuations")
+        fitted = [self._fit(list(p), [c]) for p, c in zip(self._check_ids(prefixes, "prefixes"), continuations)]
+        seqs = [prefix + conts[0] for prefix, conts in fitted]
+        return self._batch_logprobs(seqs, [len(prefix) for prefix, _ in fitted], progress)
+
     # -- internals ------------------------------------------------------------------------------
 
     def _tensor(self, rows: list[list[int]]) -> torch.Tensor:

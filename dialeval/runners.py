@@ -41,6 +41,19 @@ def run_multiref(
 FED_LOCAL_MODEL = "smollm2-dialogue"  # built by: python training/finetune_lm.py --preset dialogue
 
 
+def preferred_model(hub_id: str, *local_names: str) -> str:
+    """``hub_id`` if it can be had (local copy or reachable Hub), else the first of ``local_names``
+    built under ``models_dir()``, else the last of them (loading it then builds it or raises the
+    resolver's error, which names the training command)."""
+    from dialeval.models import ModelNotFoundError, models_dir, resolve_model
+
+    try:
+        resolve_model(hub_id)
+        return hub_id
+    except ModelNotFoundError:
+        return next((n for n in local_names if (models_dir() / n).is_dir()), local_names[-1])
+
+
 def default_dialogue_model() -> str:
     """FED's model when none is named: DialoGPT-large if it can be had, else the local stand-ins.
 
@@ -49,13 +62,8 @@ def default_dialogue_model() -> str:
     """
     from dialeval.fed import DEFAULT_MODEL
     from dialeval.lm import LOCAL_LM
-    from dialeval.models import ModelNotFoundError, models_dir, resolve_model
 
-    try:
-        resolve_model(DEFAULT_MODEL)
-        return DEFAULT_MODEL
-    except ModelNotFoundError:
-        return FED_LOCAL_MODEL if (models_dir() / FED_LOCAL_MODEL).is_dir() else LOCAL_LM
+    return preferred_model(DEFAULT_MODEL, FED_LOCAL_MODEL, LOCAL_LM)
 
 
 @functools.lru_cache(maxsize=2)
@@ -75,7 +83,86 @@ def run_fed(
     return _split(scorer.score(conversations, level=level, progress=progress))
 
 
-RUNNERS: dict[str, Runner] = {"multiref": run_multiref, "fed": run_fed}
+HOLISTIC_LOCAL_MODEL = "smollm2-dailydialog"  # built by: python training/finetune_lm.py --preset dailydialog
+
+
+def default_holistic_model() -> str:
+    """Holistic coherence/fluency LM: GPT-2 if it can be had, else the local DailyDialog fine-tune,
+    else the un-tuned SmolLM2-135M-Instruct."""
+    from dialeval.holistic import DEFAULT_LM
+    from dialeval.lm import LOCAL_LM
+
+    return preferred_model(DEFAULT_LM, HOLISTIC_LOCAL_MODEL, LOCAL_LM)
+
+
+def default_nli_model() -> str:
+    """roberta-large-mnli if it can be had, else the local MiniLM NLI model built by training/nli.py."""
+    from dialeval.nli import DEFAULT_NLI, LOCAL_NLI
+
+    return preferred_model(DEFAULT_NLI, LOCAL_NLI, DEFAULT_NLI)
+
+
+@functools.lru_cache(maxsize=2)
+def likelihood_scorer(model: str | None, batch_size: int, device: str | None):
+    from dialeval.holistic import LikelihoodScorer
+
+    return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size)
+
+
+@functools.lru_cache(maxsize=2)
+def consistency_scorer(nli: str | None, batch_size: int, device: str | None):
+    from dialeval.holistic import ConsistencyScorer
+
+    return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size)
+
+
+def _context_groups(items: Sequence[dict]) -> list[list[int]]:
+    groups: dict[tuple[str, ...], list[int]] = {}
+    for i, item in enumerate(items):
+        groups.setdefault(tuple(item["context"]), []).append(i)
+    return list(groups.values())
+
+
+def run_holistic(
+    items: Sequence[dict], aspects: Sequence[str] = ("coherence", "fluency", "diversity", "consistency"),
+    model: str | None = None, nli: str | None = None, cutoff: float | str | None = "auto",
+    batch_size: int = 16, device: str | None = None,
+) -> ItemScores:
+    """Holistic aspects of each item: coherence of ``response`` to ``context``, fluency of
+    ``response``, consistency with the responder's earlier turns in ``context`` (alternating), and
+    diversity of all responses given to the same context (each item gets its group's value; NaN for
+    a context answered once). Coherence and fluency are normalised with the cutoff stored with the
+    checkpoint when it has one (``cutoff="auto"``: the CLI scores in chunks, and a percentile of a
+    chunk would make scores depend on the chunking), else the 5th percentile of these items."""
+    from dialeval.holistic import ASPECTS, diversity, diversity_signature
+
+    if isinstance(aspects, str):
+        aspects = [aspects]
+    unknown = [a for a in aspects if a not in ASPECTS]
+    if unknown:
+        raise ValueError(f"unknown holistic aspect(s) {unknown}; choose from {ASPECTS}")
+    responses = [it["response"] for it in items]
+    per_item: dict[str, list[float]] = {}
+    signatures = []
+    for aspect in aspects:
+        if aspect in ("coherence", "fluency"):
+            scorer = likelihood_scorer(model, batch_size, device)
+            result = scorer.score(aspect, responses, [it["context"] for it in items], cutoff=cutoff)
+        elif aspect == "consistency":
+            result = consistency_scorer(nli, batch_size, device).score([it["context"] for it in items], responses)
+        else:
+            result = {"diversity_scores": [float("nan")] * len(items), "signature": diversity_signature()}
+            for group in _context_groups(items):
+                if len(group) > 1:
+                    value = diversity([[responses[i] for i in group]])["diversity"]
+                    for i in group:
+                        result["diversity_scores"][i] = value
+        per_item.update({k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")})
+        signatures.append(result["signature"])
+    return per_item, " ; ".join(signatures)
+
+
+RUNNERS: dict[str, Runner] = {"multiref": run_multiref, "fed": run_fed, "holistic": run_holistic}
 
 
 def get_runner(metric: str) -> Runner:

