@@ -45,7 +45,7 @@ from typing import Any, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.lm import LMScorer, conversation_text, load_causal_lm
+from dialeval.lm import LMScorer, causal_lm_and_name, conversation_text
 from dialeval.results import make_signature, mean, summarize
 from dialeval.text import check_texts
 
@@ -105,12 +105,7 @@ class FEDScorer:
             raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
         self.mode = mode
         self.qualities = self._select(qualities)
-        if isinstance(model, tuple):
-            lm, tokenizer = model
-            self.model_name = str(getattr(lm.config, "name_or_path", "") or type(lm).__name__)
-        else:
-            lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype)
-            self.model_name = str(model)
+        lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length, dtype=dtype)
         self.tokenizer = tokenizer
         self.eos = eos_token if eos_token is not None else tokenizer.eos_token

@@ -40,7 +40,7 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from dialeval.lm import LMScorer, load_causal_lm
+from dialeval.lm import LMScorer, causal_lm_and_name
 from dialeval.nli import DEFAULT_NLI, NLIScorer
 from dialeval.results import make_signature, summarize
 from dialeval.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
@@ -100,12 +100,7 @@ class LikelihoodScorer:
 
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
-        if isinstance(model, tuple):
-            lm, tokenizer = model
-            self.model_name = str(getattr(lm.config, "name_or_path", "") or type(lm).__name__)
-        else:
-            lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype)
-            self.model_name = str(model)
+        lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         self.stored_cutoffs = read_cutoffs(lm.config.name_or_path) if Path(str(lm.config.name_or_path)).is_dir() else {}
         self.tokenizer = tokenizer
         start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id

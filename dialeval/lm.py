@@ -96,6 +96,18 @@ def load_causal_lm(
     return model.to(device).eval(), tokenizer
 
 
+def causal_lm_and_name(
+    model: str | os.PathLike | tuple[Any, Any], device: str | torch.device | None = None, dtype: torch.dtype | None = None
+) -> tuple[Any, Any, str]:
+    """``(model, tokenizer, name)`` from a name/path (loaded by :func:`load_causal_lm`) or from a
+    ready ``(model, tokenizer)`` pair; ``name`` is what result signatures report."""
+    if isinstance(model, tuple):
+        lm, tokenizer = model
+        return lm, tokenizer, str(getattr(lm.config, "name_or_path", "") or type(lm).__name__)
+    lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype)
+    return lm, tokenizer, str(model)
+
+
 def conversation_text(turns: Sequence[str], eos: str) -> str:
     """A conversation as FED/DialoGPT read it: ``eos + " " + (" " + eos + " ").join(turns)``.
 

@@ -29,7 +29,6 @@ import argparse
 import json
 import math
 import random
-import time
 from pathlib import Path
 
 import torch
@@ -37,6 +36,7 @@ import torch
 from dialeval import corpora
 from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm
 from dialeval.models import models_dir
+from dialeval.training import STATE_FILE, run_steps, save_checkpoint
 
 PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
 
@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> Path:
         texts = texts[:40]
     windows = pack(texts, tokenizer, args.seq_len)
     eval_windows = pack(eval_texts(args.preset, eos, args.eval_dialogues), tokenizer, args.seq_len)
-    state_path = output / "dialeval_training.json"
+    state_path = output / STATE_FILE
     state = json.loads(state_path.read_text()) if args.resume and state_path.exists() else {
         "args": {k: str(v) for k, v in vars(args).items()}, "step": 0, "losses": [],
         "train_windows": len(windows), "eos": eos,
@@ -147,52 +147,27 @@ def main(argv: list[str] | None = None) -> Path:
     print(f"{len(windows)} training windows of {args.seq_len} tokens; base test perplexity "
           f"{state['perplexity_base']:.2f}", flush=True)
 
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.0)
-    total = args.max_steps
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / args.warmup) * max(0.0, 1 - s / total)
-    )
-    for _ in range(state["step"]):
-        schedule.step()
     order = torch.randperm(len(windows), generator=torch.Generator().manual_seed(args.seed))
-    start, step = time.time(), state["step"]
 
-    def save() -> None:
-        model.save_pretrained(output)
-        tokenizer.save_pretrained(output)
-        state_path.write_text(json.dumps(state, indent=1))
-
-    model.train()
-    while step < total:
-        if args.minutes and time.time() - start > 60 * args.minutes:
-            break
+    def step_loss(step: int) -> torch.Tensor:
         idx = order[(step * args.batch_size) % len(windows) :][: args.batch_size]
         if len(idx) < args.batch_size:
             idx = order[: args.batch_size]
         batch = windows[idx].to(args.device)
-        loss = model(input_ids=batch, labels=batch).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
-        state["step"] = step
-        state["losses"].append(round(loss.item(), 4))
-        if step % 10 == 0:
-            recent = state["losses"][-10:]
-            print(f"step {step}/{total} loss {sum(recent) / len(recent):.3f} "
-                  f"{(time.time() - start) / 60:.1f} min", flush=True)
-        if step % args.save_every == 0:
-            save()
+        return model(input_ids=batch, labels=batch).loss
+
+    def save() -> None:
+        save_checkpoint(output, model, tokenizer, state)
+
+    run_steps(model, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
+              minutes=args.minutes, save_every=args.save_every)
     state["perplexity_tuned"] = perplexity(model, eval_windows.to(args.device), args.batch_size)
-    state["minutes"] = round((time.time() - start) / 60, 2)
     save()
     if args.preset == "dailydialog":
         cutoffs = calibrate_holistic(model, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
         print(f"holistic cutoffs (5th percentiles on DailyDialog validation): {cutoffs}", flush=True)
     print(f"saved {output}: DailyDialog test perplexity {state['perplexity_base']:.2f} -> "
-          f"{state['perplexity_tuned']:.2f} after {step} steps", flush=True)
+          f"{state['perplexity_tuned']:.2f} after {state['step']} steps", flush=True)
     if args.push_to_hub:
         repo = f"dialeval/{PRESETS[args.preset]}"
         model.push_to_hub(repo)

