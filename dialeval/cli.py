@@ -96,22 +96,36 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+# What `dialeval examples` runs: (metric, options) jobs; a job whose model is missing is skipped
+# with the resolver's message (holistic consistency needs the NLI model, the rest runs on SmolLM2).
+EXAMPLE_JOBS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("multiref", {}),
+    ("fed", {}),
+    ("holistic", {"aspects": ["coherence", "fluency", "diversity"]}),
+    ("holistic", {"aspects": ["consistency"]}),
+)
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
     items = _validated_items(read_jsonl(args.input), str(args.input))
     results: dict[str, Any] = {}
-    for metric in args.metrics or sorted(RUNNERS):
-        try:
-            per_item, signature = get_runner(metric)(items)
-        except (ModelNotFoundError, FileNotFoundError) as e:
-            results[metric] = {"skipped": str(e)}
+    for metric, options in EXAMPLE_JOBS:
+        if args.metrics and metric not in args.metrics:
             continue
-        results[metric] = {"scores": per_item, "signature": signature}
+        entry = results.setdefault(metric, {"scores": {}, "signatures": [], "skipped": []})
+        try:
+            per_item, signature = get_runner(metric)(items, **options)
+        except (ModelNotFoundError, FileNotFoundError) as e:
+            entry["skipped"].append(str(e))
+            continue
+        entry["scores"].update(per_item)
+        entry["signatures"].append(signature)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    columns = [(m, s) for m, r in results.items() if "scores" in r for s in HEADLINE.get(m, r["scores"])]
+    columns = [(m, s) for m, r in results.items() for s in HEADLINE.get(m, r["scores"]) if s in r["scores"]]
     rows = [
         [it.get("id") or str(i + 1), it["response"][:40]]
         + [fmt(results[m]["scores"][s][i]) for m, s in columns]
@@ -119,7 +133,8 @@ def cmd_examples(args: argparse.Namespace) -> int:
     ]
     print(format_table(["id", "response"] + [f"{m}:{s}" for m, s in columns], rows))
     for metric, r in results.items():
-        print(f"{metric}: {r.get('signature') or 'skipped: ' + r['skipped']}")
+        for line in r["signatures"] + [f"skipped: {reason}" for reason in r["skipped"]]:
+            print(f"{metric}: {line}")
     return 0
 
 
@@ -139,7 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("examples", help="score the example dialogues with every offline metric")
     p.add_argument("--input", type=Path, default=EXAMPLES)
-    p.add_argument("--metrics", nargs="*", help=f"subset of {sorted(RUNNERS)}")
+    p.add_argument("--metrics", nargs="*", choices=sorted(RUNNERS), help="a subset of the metrics")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_examples)
 

@@ -80,3 +80,26 @@ def test_mturk_multi_reference_beats_single(capsys):
     result = json.loads(capsys.readouterr().out)
     for name in ("bleu1", "bleu2", "bleu3", "bleu4", "meteor", "rougeL"):
         assert result["multi"][name]["spearman"] > result["single"][name]["spearman"], name
+
+
+def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
+    """`dialeval examples`: one column set per metric; a job whose model is missing is skipped, not fatal."""
+    from dialeval import runners
+    from dialeval.models import ModelNotFoundError
+
+    def fake_holistic(items, aspects):
+        if aspects == ["consistency"]:
+            raise ModelNotFoundError("NLI classifier 'roberta-large-mnli' ... build a local one with `python training/nli.py`")
+        return {a: [0.5] * len(items) for a in aspects}, "metric:holistic|fake"
+
+    monkeypatch.setitem(runners.RUNNERS, "holistic", fake_holistic)
+    monkeypatch.setitem(runners.RUNNERS, "fed", lambda items: ({"turn_overall": [1.0] * len(items)}, "metric:fed|fake"))
+    assert main(["examples", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert set(out) == {"multiref", "fed", "holistic"}
+    assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
+    assert "training/nli.py" in out["holistic"]["skipped"][0]
+    assert len(out["multiref"]["scores"]["bleu2"]) == 6
+    assert main(["examples", "--metrics", "holistic"]) == 0
+    table = capsys.readouterr().out
+    assert "holistic:coherence" in table and "skipped:" in table and "multiref:" not in table
