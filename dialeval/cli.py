@@ -92,6 +92,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     if not dataset:
         raise ValueError("benchmark needs --dataset (or --aspect for holistic)")
     result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
+    if args.save:
+        Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2) if args.json else table)
     return 0
 
@@ -175,6 +177,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="holistic: the Pang et al. set of this aspect (same as --dataset holistic-<aspect>)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--save", metavar="FILE.json", help="also write the result as JSON to this file")
     p.set_defaults(func=cmd_benchmark)
 
     p = sub.add_parser("augment", help="paraphrase queries for holistic diversity (WordNet substitution / CTG)")
