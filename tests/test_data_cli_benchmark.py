@@ -93,7 +93,7 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
         return {a: [0.5] * len(items) for a in aspects}, "metric:holistic|fake"
 
     monkeypatch.setitem(runners.RUNNERS, "holistic", fake_holistic)
-    monkeypatch.setitem(runners.RUNNERS, "fed", lambda items: ({"turn_overall": [1.0] * len(items)}, "metric:fed|fake"))
+    monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode: ({"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
     assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == {"multiref", "fed", "holistic"}
