@@ -260,11 +260,10 @@ class ConsistencyScorer:
         per_response: list[list[float]] = [[] for _ in responses]
         for i, p in zip(owner, probs):
             per_response[i].append(p)
-        result = summarize(
+        return summarize(
             {
                 "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
                 "consistency_pairs": [float(len(p)) for p in per_response],
             },
             make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")),
         )
-        return result

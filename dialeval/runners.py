@@ -130,10 +130,12 @@ def run_holistic(
 ) -> ItemScores:
     """Holistic aspects of each item: coherence of ``response`` to ``context``, fluency of
     ``response``, consistency with the responder's earlier turns in ``context`` (alternating), and
-    diversity of all responses given to the same context (each item gets its group's value; NaN for
-    a context answered once). Coherence and fluency are normalised with the cutoff stored with the
-    checkpoint when it has one (``cutoff="auto"``: the CLI scores in chunks, and a percentile of a
-    chunk would make scores depend on the chunking), else the 5th percentile of these items."""
+    diversity of all responses given to the same context among ``items`` (each item gets its
+    group's value; NaN for a context answered once; ``dialeval score`` passes chunks of
+    ``--chunk-size`` items, so keep one context's lines within a chunk). Coherence and fluency are
+    normalised with the cutoff stored with the checkpoint when it has one (``cutoff="auto"``: a
+    percentile of a chunk would make scores depend on the chunking), else the 5th percentile of
+    these items."""
     from dialeval.holistic import ASPECTS, diversity, diversity_signature
 
     if isinstance(aspects, str):

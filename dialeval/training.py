@@ -20,6 +20,18 @@ import torch
 STATE_FILE = "dialeval_training.json"
 
 
+def load_state(output: Path, resume: bool, args: Any, start: Callable[[], dict]) -> dict:
+    """The run's report: with ``resume`` the saved one (this run's arguments appended to its
+    ``"resumed"`` list), else a new one: the arguments, step 0, no losses and ``start()``'s fields."""
+    path = Path(output) / STATE_FILE
+    arguments = {k: str(v) for k, v in vars(args).items()}
+    if resume and path.exists():
+        state = json.loads(path.read_text())
+        state.setdefault("resumed", []).append(arguments)
+        return state
+    return {"args": arguments, "step": 0, "losses": [], **start()}
+
+
 def save_checkpoint(output: Path, model: Any, tokenizer: Any, state: dict) -> None:
     """Weights (safetensors), tokenizer and the run's report ``STATE_FILE`` into ``output``."""
     model.save_pretrained(output)

@@ -39,3 +39,21 @@ def test_dialogue_text_is_what_fed_scores():
     assert conversation_text(["a", "b"], "<eos>") == "<eos> a <eos> b"
     pairs = finetune_lm.training_texts("dailydialog", "<eos>")
     assert all(t.endswith("<eos>") for t in pairs[:10])
+
+
+def test_resumed_run_keeps_its_report_and_records_the_new_arguments(tmp_path):
+    import argparse
+
+    from dialeval.training import load_state, save_checkpoint
+
+    class Saveable:
+        def save_pretrained(self, path):
+            (Path(path) / "weights").write_text("w")
+
+    first = load_state(tmp_path, False, argparse.Namespace(lr=1e-4), lambda: {"base": 1.0})
+    assert first == {"args": {"lr": "0.0001"}, "step": 0, "losses": [], "base": 1.0}
+    first.update(step=5, losses=[1.0] * 5)
+    save_checkpoint(tmp_path, Saveable(), Saveable(), first)
+    again = load_state(tmp_path, True, argparse.Namespace(lr=5e-5), lambda: pytest.fail("recomputed"))
+    assert again["step"] == 5 and again["args"] == {"lr": "0.0001"} and again["resumed"] == [{"lr": "5e-05"}]
+    assert load_state(tmp_path, False, argparse.Namespace(lr=1.0), lambda: {})["step"] == 0

