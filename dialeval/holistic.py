@@ -101,7 +101,7 @@ class LikelihoodScorer:
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
-        self.stored_cutoffs = read_cutoffs(lm.config.name_or_path) if Path(str(lm.config.name_or_path)).is_dir() else {}
+        self.stored_cutoffs = read_cutoffs(str(lm.config.name_or_path))  # {} unless a local checkpoint has them
         self.tokenizer = tokenizer
         start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
         if start is None:
