@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator, NamedTuple, Sequence
 
-from dialeval.data import data_file
+from dialeval.data import data_file, read_jsonl
 
 DAILYDIALOG_SPLITS = ("train", "validation", "test")
 
@@ -86,7 +86,7 @@ class NLIPair(NamedTuple):
 
 def _nli_rows(path: Path) -> list[dict]:
     if path.suffix == ".jsonl":
-        return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+        return read_jsonl(path)
     with open(path, newline="", encoding="utf-8") as f:
         return list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
 

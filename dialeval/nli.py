@@ -19,7 +19,7 @@ pairs by ``python training/nli.py`` and saved as ``models_dir()/minilm-nli``.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any, Mapping, Sequence
 
 import torch
 
@@ -42,6 +42,14 @@ def contradiction_index(id2label: Mapping[Any, str]) -> int:
             f"the NLI classifier needs exactly one 'contradiction' label in config.id2label; found {labels}"
         )
     return found[0]
+
+
+def encode_pairs(tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[str], max_length: int) -> list[dict]:
+    """One unpadded feature dict (``input_ids``, ``attention_mask``, ...) per (premise, hypothesis)
+    pair, encoded as one sequence and truncated to ``max_length`` (longest side first); batches
+    are padded later with ``tokenizer.pad``. Shared by scoring and ``training/nli.py``."""
+    encoded = tokenizer(list(premises), list(hypotheses), truncation=True, max_length=max_length)
+    return [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(premises))]
 
 
 class NLIScorer:
@@ -91,8 +99,7 @@ class NLIScorer:
         premises = check_texts(premises, "premises")
         hypotheses = check_texts(hypotheses, "hypotheses")
         n = check_same_length(premises=premises, hypotheses=hypotheses)
-        encoded = self.tokenizer(premises, hypotheses, truncation=True, max_length=self.max_length)
-        features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(n)]
+        features = encode_pairs(self.tokenizer, premises, hypotheses, self.max_length)
         order = sorted(range(n), key=lambda i: len(features[i]["input_ids"]))
         out = torch.empty(n, len(self.labels), dtype=torch.float64)
         for start in range(0, n, self.batch_size):

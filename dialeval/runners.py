@@ -154,9 +154,10 @@ def run_holistic(
             result = consistency_scorer(nli, batch_size, device).score([it["context"] for it in items], responses)
         else:
             result = {"diversity_scores": [float("nan")] * len(items), "signature": diversity_signature()}
-            for group in _context_groups(items):
-                if len(group) > 1:
-                    value = diversity([[responses[i] for i in group]])["diversity"]
+            groups = [g for g in _context_groups(items) if len(g) > 1]
+            if groups:
+                values = diversity([[responses[i] for i in g] for g in groups])["diversity_scores"]
+                for group, value in zip(groups, values):
                     for i in group:
                         result["diversity_scores"][i] = value
         per_item.update({k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")})

