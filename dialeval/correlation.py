@@ -1,4 +1,14 @@
-"""Agreement of metric scores with human judgment: Pearson and Spearman with p-values."""
+"""Agreement of metric scores with human judgment.
+
+* :func:`correlate`: Spearman's rho, Pearson's r and Kendall's tau-b with two-sided p-values
+  (scipy), over the pairs where both values are finite.
+* :func:`bootstrap_interval`: a seeded percentile bootstrap confidence interval of one of them
+  (items resampled with replacement, ``n_resamples`` times).
+* :func:`system_level`: the correlation of per-system means (one point per dialogue model).
+* :func:`williams_test`: whether two metrics' correlations with the same human scores differ
+  (Williams 1959, as recommended for dependent correlations by Graham & Baldwin 2014).
+* :func:`inter_rater`: leave-one-rater-out agreement between human raters (Pang et al. 2020).
+"""
 
 from __future__ import annotations
 
@@ -6,7 +16,10 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 
+import numpy as np
 from scipy import stats
+
+STATISTICS = ("spearman", "pearson", "kendall")
 
 
 @dataclass(frozen=True)
@@ -16,25 +29,101 @@ class Correlation:
     pearson: float
     pearson_p: float
     n: int
+    kendall: float = math.nan
+    kendall_p: float = math.nan
 
     def as_dict(self) -> dict[str, float]:
         return {
             "spearman": self.spearman, "spearman_p": self.spearman_p,
-            "pearson": self.pearson, "pearson_p": self.pearson_p, "n": self.n,
+            "pearson": self.pearson, "pearson_p": self.pearson_p,
+            "kendall": self.kendall, "kendall_p": self.kendall_p, "n": self.n,
         }
 
 
-def correlate(metric: Sequence[float], human: Sequence[float]) -> Correlation:
-    """Spearman's rho and Pearson's r (two-sided p-values) over pairs where both are finite."""
+def finite_pairs(metric: Sequence[float], human: Sequence[float]) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs where both values are finite, as two arrays; ``ValueError`` on a length mismatch."""
     if len(metric) != len(human):
         raise ValueError(f"{len(metric)} metric scores vs {len(human)} human scores")
-    pairs = [(m, h) for m, h in zip(metric, human) if math.isfinite(m) and math.isfinite(h)]
-    if len(pairs) < 3:
-        raise ValueError(f"need at least 3 scored pairs to correlate, got {len(pairs)}")
-    xs, ys = zip(*pairs)
+    x, y = np.asarray(metric, dtype=float), np.asarray(human, dtype=float)
+    keep = np.isfinite(x) & np.isfinite(y)
+    return x[keep], y[keep]
+
+
+def correlate(metric: Sequence[float], human: Sequence[float]) -> Correlation:
+    """Spearman, Pearson and Kendall (tau-b) with two-sided p-values over the finite pairs."""
+    xs, ys = finite_pairs(metric, human)
+    if len(xs) < 3:
+        raise ValueError(f"need at least 3 scored pairs to correlate, got {len(xs)}")
     rho, rho_p = stats.spearmanr(xs, ys)
     r, r_p = stats.pearsonr(xs, ys)
-    return Correlation(float(rho), float(rho_p), float(r), float(r_p), len(pairs))
+    tau, tau_p = stats.kendalltau(xs, ys)
+    return Correlation(float(rho), float(rho_p), float(r), float(r_p), len(xs), float(tau), float(tau_p))
+
+
+def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
+    if name == "pearson":
+        return float(stats.pearsonr(x, y)[0])
+    if name == "spearman":
+        return float(stats.spearmanr(x, y)[0])
+    if name == "kendall":
+        return float(stats.kendalltau(x, y)[0])
+    raise ValueError(f"statistic must be one of {STATISTICS}, got {name!r}")
+
+
+def bootstrap_interval(metric: Sequence[float], human: Sequence[float], statistic: str = "spearman",
+                       n_resamples: int = 1000, confidence: float = 0.95, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap interval of ``statistic`` over items resampled with replacement.
+
+    Resamples whose values are constant (the statistic is undefined) are dropped; the same
+    ``seed`` gives the same interval.
+    """
+    xs, ys = finite_pairs(metric, human)
+    if len(xs) < 3:
+        raise ValueError(f"need at least 3 scored pairs for a bootstrap interval, got {len(xs)}")
+    rng = np.random.default_rng(seed)
+    values = []
+    for _ in range(n_resamples):
+        idx = rng.integers(0, len(xs), len(xs))
+        x, y = xs[idx], ys[idx]
+        if np.ptp(x) > 0 and np.ptp(y) > 0:
+            values.append(_statistic(statistic, x, y))
+    if not values:
+        return math.nan, math.nan
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(values, [tail, 100 - tail])
+    return float(low), float(high)
+
+
+def system_level(metric: Sequence[float], human: Sequence[float], systems: Sequence[str | None]) -> Correlation | None:
+    """Correlation of per-system mean metric score with per-system mean human score (finite pairs
+    only); ``None`` when fewer than 3 systems are named."""
+    if len(systems) != len(metric):
+        raise ValueError(f"{len(systems)} system names for {len(metric)} scores")
+    groups: dict[str, list[tuple[float, float]]] = {}
+    for m, h, s in zip(metric, human, systems):
+        if s is not None and math.isfinite(m) and math.isfinite(h):
+            groups.setdefault(s, []).append((m, h))
+    if len(groups) < 3:
+        return None
+    means = [tuple(np.mean(pairs, axis=0)) for pairs in groups.values()]
+    return correlate([m for m, _ in means], [h for _, h in means])
+
+
+def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, float]:
+    """Williams' t and its one-sided p-value for ``r12 > r13`` (dependent correlations sharing
+    variable 1, the human scores; ``r23`` is the correlation between the two metrics):
+
+    ``t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2 K (n - 1)/(n - 3) + (r12 + r13)^2 / 4 (1 - r23)^3)``
+    with ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23``, Student t with ``n - 3`` degrees of freedom.
+    """
+    if n <= 3:
+        raise ValueError(f"Williams' test needs more than 3 items, got {n}")
+    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    denominator = math.sqrt(2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
+    if denominator == 0:
+        return math.nan, math.nan
+    t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denominator
+    return float(t), float(stats.t.sf(t, n - 3))
 
 
 def inter_rater(ratings: Sequence[Sequence[float]]) -> dict[str, float]:

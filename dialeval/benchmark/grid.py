@@ -1,0 +1,323 @@
+"""One-command meta-evaluation: every metric x every human-judgment set (``dialeval benchmark --all``).
+
+For each cell (a metric's job on one set of :mod:`dialeval.judgments`) the items are scored through
+:mod:`dialeval.runners` (per-item scores cached by :mod:`dialeval.score_cache`, so a re-run scores
+only what is new) and every sub-metric is compared with the set's human score:
+
+* Pearson, Spearman and Kendall with p-values, and seeded 95 % bootstrap intervals of each;
+* the system-level Spearman (per-system means) where a set names 3 or more systems;
+* Williams' test of whether the set's best sub-metric (highest Spearman) agrees with humans
+  significantly better than each other one (on ranks, i.e. for Spearman correlations);
+* the published value where ``paper_tables.json`` has a comparable cell (:func:`published`).
+
+A cell whose metric needs what a set lacks (references) is "not applicable"; one whose weights are
+missing is "missing weights", with the resolver's message; neither stops the grid. Output
+(:func:`write_outputs`): ``metaeval.md`` (summary matrix + one table per set + cost per cell),
+``metaeval.json`` and ``plots/<set slug>--<job>.png`` scatter plots (metric vs. human, as in the papers).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Sequence
+
+from dialeval import paper
+from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_test
+from dialeval.judgments import SETS, load_judgments
+from dialeval.runners import RUNNERS, get_runner
+from dialeval.score_cache import cached_scores
+from dialeval.tables import fmt, fmt_p, format_table
+
+
+@dataclass(frozen=True)
+class Job:
+    """One row group of the grid: a runner with fixed options and the sub-metrics it is known by."""
+
+    name: str
+    metric: str
+    options: dict[str, Any] = field(default_factory=dict)
+    headline: tuple[str, ...] = ()
+
+
+JOBS: tuple[Job, ...] = (
+    Job("multiref", "multiref", {}, ("bleu2", "bleu4", "meteor", "rougeL", "embedding_average", "vector_extrema",
+                                     "greedy_matching")),
+    Job("fed", "fed", {}, ("turn_overall", "dialog_overall")),
+    Job("holistic", "holistic", {"aspects": ["coherence", "fluency"]}, ("coherence", "fluency")),
+    Job("holistic-consistency", "holistic", {"aspects": ["consistency"]}, ("consistency",)),
+    Job("grade", "grade", {}, ("grade",)),
+    Job("ssrem", "ssrem", {}, ("ssrem",)),
+)
+
+
+def job_options(job: Job, set_name: str) -> dict[str, Any]:
+    """The job's options on one set: FED scores dialog-level qualities on ``fed-dialog`` only."""
+    if job.metric == "fed":
+        return {**job.options, "level": "dialog" if set_name == "fed-dialog" else "turn"}
+    return dict(job.options)
+
+
+# -- published values --------------------------------------------------------------------------------
+
+_MULTIREF_ROWS = {"bleu1": "BLEU-1", "bleu2": "BLEU-2", "bleu3": "BLEU-3", "bleu4": "BLEU-4", "meteor": "METEOR",
+                  "rougeL": "ROUGE-L", "embedding_average": "Embedding Average", "vector_extrema": "Vector Extrema",
+                  "greedy_matching": "Greedy Matching"}
+_FED_ROWS = {"depth": "Topic Depth", "understand": "Understanding"}
+_GRADE_SETS = {"grade-dailydialog": "DailyDialog", "grade-convai2": "ConvAI2", "grade-empathetic": "EmpatheticDialogues"}
+_GRADE_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
+_HOLISTIC = {("holistic-coherence", "coherence"): ("table3", "GPT-2 w/ Fine-tune"),
+             ("holistic-fluency", "fluency"): ("table4", "GPT-2 w/ Fine-tune"),
+             ("holistic-consistency", "consistency"): ("table8", "Baseline Dataset")}
+
+
+def published(set_name: str, metric: str, sub: str) -> tuple[float, str] | None:
+    """``(value, source)`` of the published Spearman comparable with this cell, else ``None``.
+
+    GRADE's Table 1 reports correlations per dialogue model; the value given is its
+    ``average_of_4_correlations`` column (Pearson and Spearman of two models), not a pooled one.
+    """
+    cell: tuple[str, str, str, str] | None = None
+    if set_name == "multiref-mturk" and metric == "multiref" and sub in _MULTIREF_ROWS:
+        cell = ("gupta2019_multiref", "table4", _MULTIREF_ROWS[sub], "multi_turn_spearman")
+    elif set_name in ("fed-turn", "fed-dialog") and metric == "fed":
+        level = set_name.split("-")[1]
+        if sub.startswith(f"{level}_"):
+            quality = sub[len(level) + 1 :]
+            row = _FED_ROWS.get(quality, quality.replace("_", " ").title())
+            cell = ("mehri2020_fed", f"table6_{level}", row, f"{level}_spearman_DialoGPT-762M-ft")
+    elif (set_name, sub) in _HOLISTIC and metric == "holistic":
+        table_id, row = _HOLISTIC[(set_name, sub)]
+        cell = ("pang2020_holistic", table_id, row, "turn_spearman")
+    elif set_name in _GRADE_SETS and sub in _GRADE_ROWS and metric in ("grade", "multiref"):
+        cell = ("huang2020_grade", "table1", f"{_GRADE_SETS[set_name]} / {_GRADE_ROWS[sub]}", "average_of_4_correlations")
+    if cell is None:
+        return None
+    try:
+        value = paper.value(*cell)
+    except (KeyError, FileNotFoundError):
+        return None
+    return (value, f"{paper.source(cell[0], cell[1])}, {cell[2]}, {cell[3]}") if value is not None else None
+
+
+# -- one cell ----------------------------------------------------------------------------------------
+
+
+def correlations(per_item: dict[str, list[float]], human: list[float], systems: list[str | None],
+                 set_name: str, metric: str, n_resamples: int, seed: int) -> dict[str, dict[str, Any]]:
+    """Every statistic of the module docstring for each sub-metric of one cell."""
+    out: dict[str, dict[str, Any]] = {}
+    for sub, scores in per_item.items():
+        try:
+            c = correlate(scores, human).as_dict()
+        except ValueError:  # fewer than 3 finite pairs (e.g. diversity without groups)
+            continue
+        if any(math.isnan(c[s]) for s in STATISTICS):  # a constant score: no ranking to compare
+            continue
+        c["interval"] = {s: bootstrap_interval(scores, human, s, n_resamples, seed=seed) for s in STATISTICS}
+        system = system_level(scores, human, systems) if any(systems) else None
+        c["system"] = system.as_dict() if system else None
+        c["published"] = published(set_name, metric, sub)
+        out[sub] = c
+    return out
+
+
+def compare_with_best(cells: Sequence[dict[str, Any]], human: list[float]) -> None:
+    """Add ``williams_p`` to every sub-metric of a set: one-sided p of "the best Spearman > this one"."""
+    from scipy import stats
+
+    scored = [(cell, sub, c) for cell in cells if cell["status"] == "ok" for sub, c in cell["correlations"].items()]
+    if len(scored) < 2:
+        return
+    best_cell, best_sub, best = max(scored, key=lambda t: t[2]["spearman"])
+    best_scores = best_cell["per_item"][best_sub]
+    for cell, sub, c in scored:
+        if (cell is best_cell and sub == best_sub):
+            c["williams_p"] = None
+            continue
+        other = cell["per_item"][sub]
+        keep = [i for i, v in enumerate(human) if all(math.isfinite(x) for x in (v, best_scores[i], other[i]))]
+        pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
+        r12, r13 = stats.spearmanr(pick(best_scores), pick(human))[0], stats.spearmanr(pick(other), pick(human))[0]
+        r23 = stats.spearmanr(pick(best_scores), pick(other))[0]
+        c["williams_p"] = williams_test(r12, r13, r23, len(keep))[1] if len(keep) > 3 and math.isfinite(r23) else None
+        c["williams_vs"] = f"{best_cell['job']}:{best_sub}"
+
+
+def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], systems: list[str | None],
+             refresh: bool, n_resamples: int, seed: int) -> dict[str, Any]:
+    from dialeval.models import ModelNotFoundError
+
+    options = job_options(job, set_name)
+    cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
+    try:
+        entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)
+    except ModelNotFoundError as e:
+        return {**cell, "status": "missing weights", "reason": str(e)}
+    except (ValueError, FileNotFoundError) as e:
+        return {**cell, "status": "not applicable", "reason": str(e)}
+    corr = correlations(entry["per_item"], human, systems, set_name, job.metric, n_resamples, seed)
+    return {**cell, "status": "ok", "signature": entry["signature"], "seconds": entry["seconds"],
+            "from_cache": entry["from_cache"], "per_item": entry["per_item"], "correlations": corr}
+
+
+def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = None, refresh: bool = False,
+             n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, Any]:
+    """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid."""
+    from tqdm.auto import tqdm
+
+    sets = list(sets or SETS)
+    jobs = [j for j in JOBS if j.metric in RUNNERS and (not metrics or j.metric in metrics or j.name in metrics)]
+    if metrics and not jobs:
+        raise ValueError(f"no grid job for metrics {list(metrics)}; jobs: {[j.name for j in JOBS]}")
+    start = time.perf_counter()
+    result: dict[str, Any] = {"sets": {}, "cells": [], "n_resamples": n_resamples, "seed": seed}
+    bar = tqdm(total=len(sets) * len(jobs), desc="meta-evaluation cells", disable=not progress)
+    for set_name in sets:
+        judged = load_judgments(set_name)
+        items = [vars(it) for it in judged]
+        human = [it.score for it in judged]
+        systems = [it.system for it in judged]
+        result["sets"][set_name] = {"n": len(items), "systems": sorted({s for s in systems if s})}
+        cells = []
+        for job in jobs:
+            bar.set_postfix_str(f"{set_name} x {job.name}")
+            cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed))
+            bar.update()
+        compare_with_best(cells, human)
+        result["cells"] += cells
+    bar.close()
+    result["seconds"] = round(time.perf_counter() - start, 1)
+    return result
+
+
+# -- output ------------------------------------------------------------------------------------------
+
+
+def _rho(c: dict[str, Any]) -> str:
+    low, high = c["interval"]["spearman"]
+    star = "*" if c["spearman_p"] < 0.05 else ""
+    return f"{c['spearman']:.3f}{star} [{low:.2f}, {high:.2f}]"
+
+
+def summary_table(result: dict[str, Any]) -> str:
+    """Rows = job:headline sub-metric, columns = sets; Spearman* [95 % CI] (published in parentheses)."""
+    sets = list(result["sets"])
+    by_key = {(c["set"], c["job"]): c for c in result["cells"]}
+    rows = []
+    for job in JOBS:
+        cells = [by_key.get((s, job.name)) for s in sets]
+        if not any(cells):
+            continue
+        subs = [h for h in job.headline if any(c and c["status"] == "ok" and h in c["correlations"] for c in cells)]
+        for sub in subs or [job.headline[0]]:
+            row = [f"{job.name}:{sub}"]
+            for cell in cells:
+                if cell is None:
+                    row.append("")
+                elif cell["status"] != "ok":
+                    row.append("missing weights" if cell["status"] == "missing weights" else "n/a")
+                elif sub not in cell["correlations"]:
+                    row.append("n/a")
+                else:
+                    c = cell["correlations"][sub]
+                    pub = f" ({c['published'][0]:.3f})" if c["published"] else ""
+                    row.append(_rho(c) + pub)
+            rows.append(row)
+    return format_table(["metric:score"] + sets, rows)
+
+
+def set_table(result: dict[str, Any], set_name: str) -> str:
+    rows = []
+    for cell in (c for c in result["cells"] if c["set"] == set_name):
+        if cell["status"] != "ok":
+            rows.append([f"{cell['job']}", cell["status"], "", "", "", "", "", ""])
+            continue
+        for sub, c in cell["correlations"].items():
+            system = c["system"]
+            rows.append([
+                f"{cell['job']}:{sub}", f"{c['pearson']:.3f} ({fmt_p(c['pearson_p'])})", _rho(c),
+                f"{c['kendall']:.3f} ({fmt_p(c['kendall_p'])})", fmt(system["spearman"]) if system else "",
+                fmt_p(c["williams_p"]) if c.get("williams_p") is not None else ("best" if "williams_p" in c else ""),
+                fmt(c["published"][0]) if c["published"] else "", c["n"],
+            ])
+    return format_table(["score", "pearson (p)", "spearman* [95% CI]", "kendall (p)", "system rho",
+                         "Williams p vs best", "published", "n"], rows)
+
+
+def cost_table(result: dict[str, Any]) -> str:
+    rows = [[c["set"], c["job"], c["status"], fmt(c.get("seconds")), "yes" if c.get("from_cache") else "no"]
+            for c in result["cells"]]
+    return format_table(["set", "metric", "status", "seconds to score", "from cache"], rows)
+
+
+def markdown(result: dict[str, Any]) -> str:
+    sources = sorted({c["published"][1] for cell in result["cells"] if cell["status"] == "ok"
+                      for c in cell["correlations"].values() if c["published"]})
+    parts = [
+        "# dialeval meta-evaluation",
+        "",
+        f"Spearman correlation with the human score of each set (`*`: p < 0.05), seeded 95 % bootstrap "
+        f"interval ({result['n_resamples']} resamples, seed {result['seed']}); the published value, where "
+        "one is comparable, in parentheses. Generated by `dialeval benchmark --all`.",
+        "",
+        "```", summary_table(result), "```",
+    ]
+    for set_name, info in result["sets"].items():
+        parts += ["", f"## {set_name} (n={info['n']}, systems: {', '.join(info['systems']) or 'not named'})",
+                  "", "```", set_table(result, set_name), "```"]
+    reasons = [f"- {c['set']} x {c['job']}: {c['status']}: {c['reason']}" for c in result["cells"] if c["status"] != "ok"]
+    signatures = sorted({c["signature"] for c in result["cells"] if c["status"] == "ok"})
+    parts += ["", "## Cost", "", "```", cost_table(result), "```", "",
+              f"Whole grid: {result['seconds']} s on this machine (scores read from the cache cost ~0 s).",
+              "", "## Cells not scored", "", *(reasons or ["(none)"]),
+              "", "## Signatures", "", *[f"- `{s}`" for s in signatures],
+              "", "## Published values", "", *[f"- {s}" for s in sources]]
+    return "\n".join(parts) + "\n"
+
+
+def plot_cell(cell: dict[str, Any], human: list[float], path: Path, subs: Sequence[str]) -> None:
+    """Scatter plots of each sub-metric (x) against the human score (y), side by side."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(subs), figsize=(3.2 * len(subs), 3.0), squeeze=False)
+    for ax, sub in zip(axes[0], subs):
+        ax.scatter(cell["per_item"][sub], human, s=6, alpha=0.5)
+        c = cell["correlations"][sub]
+        ax.set_title(f"{sub}\nrho={c['spearman']:.3f}, r={c['pearson']:.3f}", fontsize=8)
+        ax.set_xlabel(f"{cell['job']} score", fontsize=7)
+        ax.set_ylabel(f"human ({cell['set']})", fontsize=7)
+        ax.tick_params(labelsize=6)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+    plt.close(fig)
+
+
+def set_slug(set_name: str) -> str:
+    """A file-name-safe name of a set: a named set as it is, a JSONL file by its file name."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "_", Path(set_name).name)
+
+
+def write_outputs(result: dict[str, Any], output_dir: str | Path) -> dict[str, Path]:
+    """``metaeval.md``, ``metaeval.json`` (without the per-item scores) and one PNG per scored cell."""
+    out = Path(output_dir)
+    (out / "plots").mkdir(parents=True, exist_ok=True)
+    human_of = {name: [it.score for it in load_judgments(name)] for name in result["sets"]}
+    jobs = {j.name: j for j in JOBS}
+    for cell in result["cells"]:
+        if cell["status"] != "ok" or not cell["correlations"]:
+            continue
+        subs = [s for s in jobs[cell["job"]].headline if s in cell["correlations"]] or list(cell["correlations"])[:4]
+        plot_cell(cell, human_of[cell["set"]], out / "plots" / f"{set_slug(cell['set'])}--{cell['job']}.png", subs)
+    slim = {**result, "cells": [{k: v for k, v in c.items() if k != "per_item"} for c in result["cells"]]}
+    paths = {"markdown": out / "metaeval.md", "json": out / "metaeval.json"}
+    paths["markdown"].write_text(markdown(result), encoding="utf-8")
+    paths["json"].write_text(json.dumps(slim, indent=1) + "\n", encoding="utf-8")
+    return paths

@@ -1,0 +1,80 @@
+"""Every human-judgment set of ``$DIALEVAL_DATA`` in one generic form, for the meta-evaluation.
+
+:func:`load_judgments` returns :class:`dialeval.data.JudgmentItem` s (``context``, ``response``,
+``score`` = the set's headline human rating, ``references``, ``system``, ``id``) for a named set
+or any JSON-lines file in the generic format; :func:`load_dataset` gives the same as a
+``datasets.Dataset``, the ecosystem's way to hand data around.
+
+| name | items | ``score`` | paper |
+|---|---|---|---|
+| ``fed-turn`` / ``fed-dialog`` | 375 / 125 | mean "Overall" rating (the last turn / the whole conversation) | Mehri & Eskenazi 2020 |
+| ``grade-convai2`` / ``grade-dailydialog`` / ``grade-empathetic`` | 600 / 300 / 300 | mean coherence rating | Huang et al. 2020 |
+| ``holistic-coherence`` / ``holistic-fluency`` / ``holistic-consistency`` | 200 / 200 / 200 | mean rating (coherence, fluency: 10 raters; consistency: 1) | Pang et al. 2020 |
+| ``multiref-mturk`` | 500 | mean appropriateness, 4 references | Gupta et al. 2019 |
+
+FED dialog-level items put the whole conversation in ``context + [response]`` (the last turn as
+``response``), which is how :func:`dialeval.runners.run_fed` reads a conversation.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from dialeval import data
+from dialeval.data import JudgmentItem
+
+
+def _fed(level: str) -> list[JudgmentItem]:
+    return [
+        JudgmentItem(it["turns"][:-1], it["turns"][-1], it["ratings"]["overall"], system=it["system"], id=str(i))
+        for i, it in enumerate(data.load_fed(level))
+    ]
+
+
+def _holistic(aspect: str) -> list[JudgmentItem]:
+    items = []
+    for it in data.load_holistic(aspect):
+        context = it.get("history") or ([it["query"]] if "query" in it else [])
+        score = sum(it["ratings"]) / len(it["ratings"])
+        items.append(JudgmentItem(list(context), it["response"], score, system=it.get("source"), id=it["id"]))
+    return items
+
+
+def _grade(dataset: str) -> list[JudgmentItem]:
+    loader = getattr(data, "load_grade", None)
+    if loader is None:
+        raise FileNotFoundError("this dialeval has no GRADE data loader (dialeval.data.load_grade)")
+    return loader(dataset)
+
+
+SETS: dict[str, Callable[[], list[JudgmentItem]]] = {
+    "fed-turn": lambda: _fed("turn"),
+    "fed-dialog": lambda: _fed("dialog"),
+    "grade-convai2": lambda: _grade("convai2"),
+    "grade-dailydialog": lambda: _grade("dailydialog"),
+    "grade-empathetic": lambda: _grade("empatheticdialogues"),
+    "holistic-coherence": lambda: _holistic("coherence"),
+    "holistic-fluency": lambda: _holistic("fluency"),
+    "holistic-consistency": lambda: _holistic("consistency"),
+    "multiref-mturk": lambda: data.load_multiref_mturk(multi_reference=True),
+}
+
+
+def load_judgments(name_or_path: str | Path) -> list[JudgmentItem]:
+    """A named set of :data:`SETS` or a generic JSON-lines file (``context``, ``response``,
+    ``score``, optional ``references``, ``system``, ``id``)."""
+    if str(name_or_path) in SETS:
+        return SETS[str(name_or_path)]()
+    if Path(name_or_path).is_file():
+        return data.load_judgment_file(name_or_path)
+    raise FileNotFoundError(f"unknown human-judgment set {str(name_or_path)!r}: not one of {sorted(SETS)} and not a file")
+
+
+def load_dataset(name_or_path: str | Path):
+    """:func:`load_judgments` as a ``datasets.Dataset`` with columns ``context``, ``response``,
+    ``score``, ``references``, ``system``, ``id``."""
+    from datasets import Dataset
+
+    rows = [vars(item) for item in load_judgments(name_or_path)]
+    return Dataset.from_list(rows)

@@ -1,0 +1,129 @@
+"""Meta-evaluation: statistics (dialeval.correlation), the per-item score cache and the grid."""
+
+import json
+
+import pytest
+
+from dialeval import score_cache
+from dialeval.correlation import bootstrap_interval, correlate, system_level, williams_test
+
+
+def test_kendall_and_williams_against_hand_computed_values():
+    # x = 1..4, y = 1,3,2,4: 5 concordant pairs, 1 discordant -> tau = 4/6.
+    assert correlate([1, 2, 3, 4], [1, 3, 2, 4]).kendall == pytest.approx(4 / 6)
+    # r12=.5, r13=.3, r23=.4, n=100: K = 0.62, t = 0.2 sqrt(138.6) / sqrt(1.24 * 99/97 + 0.16 * 0.216) = 2.06499.
+    t, p = williams_test(0.5, 0.3, 0.4, 100)
+    assert t == pytest.approx(2.06499, abs=1e-5)
+    assert p == pytest.approx(0.0208, abs=5e-4)  # one-sided, 97 degrees of freedom
+    assert williams_test(0.4, 0.4, 0.2, 50)[0] == 0.0
+    with pytest.raises(ValueError, match="more than 3"):
+        williams_test(0.5, 0.3, 0.4, 3)
+
+
+def test_bootstrap_interval_is_seeded_and_exact_for_a_monotone_relation():
+    xs = [0.1 * i for i in range(30)]
+    assert bootstrap_interval(xs, [x**3 for x in xs], "spearman", 200) == pytest.approx((1.0, 1.0), abs=1e-12)
+    noisy = [x + (0.7 if i % 3 == 0 else -0.4) for i, x in enumerate(xs)]
+    a = bootstrap_interval(xs, noisy, "pearson", 300, seed=1)
+    assert a == bootstrap_interval(xs, noisy, "pearson", 300, seed=1)
+    assert a != bootstrap_interval(xs, noisy, "pearson", 300, seed=2)
+    assert a[0] < correlate(xs, noisy).pearson < a[1]
+
+
+def test_system_level_correlates_per_system_means():
+    metric = [1, 3, 2, 4, 10, 12]
+    human = [5, 5, 1, 1, 3, 3]
+    systems = ["a", "a", "b", "b", "c", "c"]  # means: a (2, 5), b (3, 1), c (11, 3)
+    assert system_level(metric, human, systems).spearman == pytest.approx(-0.5)
+    assert system_level(metric[:4], human[:4], systems[:4]) is None  # 2 systems only
+
+
+def test_score_cache_rescores_only_when_something_changes(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    calls = []
+
+    def score():
+        calls.append(1)
+        return {"x": [1.0, 2.0]}, "metric:x|version:test"
+
+    items = [{"context": ["a"], "response": "b", "references": ["c"]}, {"context": [], "response": "d", "references": []}]
+    first = score_cache.cached_scores("m", {"k": 1}, items, score)
+    again = score_cache.cached_scores("m", {"k": 1}, items, score)
+    assert (first["from_cache"], again["from_cache"], len(calls)) == (False, True, 1)
+    assert again["per_item"] == {"x": [1.0, 2.0]} and again["signature"] == "metric:x|version:test"
+    score_cache.cached_scores("m", {"k": 2}, items, score)  # other options
+    score_cache.cached_scores("m", {"k": 1}, items[:1], score)  # other inputs
+    score_cache.cached_scores("m", {"k": 1}, items, score, refresh=True)
+    assert len(calls) == 4
+
+
+@pytest.fixture()
+def rated_file(tmp_path):
+    rows = [
+        ("how are you ?", "i am fine , thanks .", ["i am fine , thank you .", "fine thanks ."], 5.0, "a"),
+        ("what do you do ?", "i am a teacher .", ["i teach at a school .", "i am a teacher ."], 4.5, "b"),
+        ("do you like tea ?", "the car is red .", ["yes , i love tea .", "i prefer coffee ."], 1.0, "c"),
+        ("where do you live ?", "in a small town .", ["i live in paris .", "in a town near the sea ."], 4.0, "a"),
+        ("any plans today ?", "no .", ["i will go hiking .", "just relaxing at home ."], 2.0, "b"),
+        ("is it raining ?", "yes , it is raining hard .", ["yes , it is .", "it is raining a lot ."], 4.8, "c"),
+    ]
+    path = tmp_path / "rated.jsonl"
+    path.write_text("".join(json.dumps({"context": [c], "response": r, "references": refs, "score": s,
+                                        "system": sy}) + "\n" for c, r, refs, s, sy in rows))
+    return path
+
+
+def test_grid_cell_matches_the_plain_path_and_writes_outputs(rated_file, tmp_path, monkeypatch):
+    from dialeval.benchmark import grid
+    from dialeval.data import load_judgment_file
+    from dialeval.runners import run_multiref
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    result = grid.run_grid(sets=[str(rated_file)], metrics=["multiref"], n_resamples=50, progress=False)
+    (cell,) = result["cells"]
+    assert cell["status"] == "ok" and not cell["from_cache"]
+    judged = load_judgment_file(rated_file)
+    per_item, signature = run_multiref([vars(it) for it in judged])
+    assert cell["signature"] == signature
+    plain = correlate(per_item["rougeL"], [it.score for it in judged])
+    got = cell["correlations"]["rougeL"]
+    assert (got["spearman"], got["pearson"], got["kendall"]) == (plain.spearman, plain.pearson, plain.kendall)
+    assert got["system"]["n"] == 3
+    assert sum(c.get("williams_p", 0) is None for c in cell["correlations"].values()) == 1  # the best one
+    paths = grid.write_outputs(result, tmp_path / "out")
+    assert "multiref:rougeL" in paths["markdown"].read_text()
+    assert "per_item" not in json.loads(paths["json"].read_text())["cells"][0]
+    assert [p.name for p in (tmp_path / "out" / "plots").glob("*.png")] == ["rated.jsonl--multiref.png"]
+    again = grid.run_grid(sets=[str(rated_file)], metrics=["multiref"], n_resamples=50, progress=False)
+    assert again["cells"][0]["from_cache"]
+
+
+def test_grid_reports_missing_weights_and_inapplicable_cells(rated_file, tmp_path, monkeypatch):
+    from dialeval.benchmark import grid
+    from dialeval.models import ModelNotFoundError
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+
+    def no_weights(items, **options):
+        raise ModelNotFoundError("fed model 'x' is not a local directory; build it with `python training/...`")
+
+    monkeypatch.setattr(grid, "get_runner", lambda name: no_weights)
+    (cell,) = grid.run_grid(sets=[str(rated_file)], metrics=["fed"], progress=False)["cells"]
+    assert cell["status"] == "missing weights" and "training/" in cell["reason"]
+    monkeypatch.undo()
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    (cell,) = grid.run_grid(sets=["holistic-fluency"], metrics=["multiref"], progress=False)["cells"]
+    assert cell["status"] == "not applicable" and "references" in cell["reason"]
+
+
+def test_published_values_come_from_the_papers_tables():
+    from dialeval.benchmark.grid import published
+
+    assert published("multiref-mturk", "multiref", "meteor")[0] == 0.2247
+    assert published("fed-dialog", "fed", "dialog_depth")[0] == 0.476  # row "Topic Depth"
+    assert published("fed-dialog", "fed", "dialog_understand")[0] == 0.306  # row "Understanding"
+    value, source = published("fed-turn", "fed", "turn_overall")
+    assert value == 0.209 and "Table 6" in source and "762M-ft" in source
+    assert published("holistic-coherence", "holistic", "coherence")[0] == 0.76
+    assert published("grade-convai2", "grade", "grade")[0] == 0.579
+    assert published("holistic-fluency", "multiref", "bleu2") is None
