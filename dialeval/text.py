@@ -1,10 +1,15 @@
-"""Text handling shared by every metric: the one tokenizer and input validation.
+"""Text handling shared by every metric: the tokenizers and input validation.
 
-Tokenizer (used by BLEU, METEOR, ROUGE-L, the embedding metrics, Distinct-n and Self-BLEU):
-lower-case the text, then take, left to right, the matches of ``TOKEN_PATTERN``: runs of word
-characters with inner apostrophes kept (``don't``), a word-initial apostrophe clitic as its own
-token (``'m`` in DailyDialog's pre-tokenised ``i 'm``), or any single other non-space character
-(punctuation). So ``"I'm fine, thanks!"`` -> ``["i'm", "fine", ",", "thanks", "!"]``.
+Regex tokenizer :func:`tokenize` (dialeval's own; holistic diversity and ``multiref``'s
+``tooling="dialeval"`` use it): lower-case the text, then take, left to right, the matches of
+``TOKEN_PATTERN``: runs of word characters with inner apostrophes kept (``don't``), a word-initial
+apostrophe clitic as its own token (``'m`` in DailyDialog's pre-tokenised ``i 'm``), or any single
+other non-space character (punctuation). So ``"I'm fine, thanks!"`` -> ``["i'm", "fine", ",", "thanks", "!"]``.
+
+Whitespace tokenizer :func:`whitespace_tokenize` (Gupta et al. 2019's ``clean_split_sentence``,
+``multiref``'s ``tooling="paper"``): lower-case, then split on runs of whitespace. DailyDialog is
+distributed pre-tokenised (``"i 'm fine , thanks ."``), so this keeps the authors' tokens; unlike
+the authors' script an empty text gives no token (not ``["."]``) and so scores 0.
 """
 
 from __future__ import annotations
@@ -14,11 +19,17 @@ from typing import Any, Sequence
 
 TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)*|'\w+|[^\w\s]")
 TOKENIZER_NAME = "lower-regex"
+WHITESPACE_TOKENIZER_NAME = "lower-split"
 
 
 def tokenize(text: str) -> list[str]:
     """Lower-case ``text`` and split it with :data:`TOKEN_PATTERN`."""
     return TOKEN_PATTERN.findall(text.lower())
+
+
+def whitespace_tokenize(text: str) -> list[str]:
+    """Lower-case ``text`` and split it on whitespace: ``"I 'm fine ."`` -> ``["i", "'m", "fine", "."]``."""
+    return text.lower().split()
 
 
 def check_texts(items: Any, name: str, allow_empty: bool = False) -> list[str]:

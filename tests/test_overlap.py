@@ -83,3 +83,78 @@ def test_word_vectors_from_text_file(tmp_path):
 def test_glove_is_packaged():
     glove = load_word_vectors()
     assert glove.dim == 50 and "the" in glove.index
+
+
+def test_whitespace_tokenizer_keeps_the_authors_tokens():
+    from dialeval.text import tokenize, whitespace_tokenize
+
+    assert whitespace_tokenize("  I 'm fine ,  Thanks.\n") == ["i", "'m", "fine", ",", "thanks."]
+    assert tokenize("I 'm fine , Thanks.") == ["i", "'m", "fine", ",", "thanks", "."]
+    assert whitespace_tokenize(" \t") == []
+
+
+def test_paper_bleu3_weights():
+    hyp, ref = "a b c d".split(), "a b c e".split()  # precisions 3/4, 2/3, 1/2
+    assert overlap.bleu(hyp, [ref], 3, overlap.PAPER_BLEU_WEIGHTS[3]) == pytest.approx(0.25**0.33)
+    assert overlap.bleu(hyp, [ref], 3) == pytest.approx(0.25 ** (1 / 3))
+    with pytest.raises(ValueError, match="BLEU-3 needs 3 weights"):
+        overlap.bleu(hyp, [ref], 3, (0.5, 0.5))
+    assert overlap.bleu([], [ref], 2) == 0.0
+
+
+def test_coco_bleu_hand_values():
+    hyp, ref = "a b c d".split(), "a b e f".split()
+    assert overlap.coco_bleu(hyp, [ref], 1) == pytest.approx(0.5)
+    assert overlap.coco_bleu(hyp, [ref], 2) == pytest.approx(math.sqrt(0.5 * 1 / 3))
+    # no smoothing: no matching trigram -> (1e-15 / 2)^(1/3) * ..., about 1e-5 rather than 0.1-smoothed
+    assert overlap.coco_bleu(hyp, [ref], 3) == pytest.approx((0.5 * (1 / 3) * (1e-15 / 2)) ** (1 / 3), rel=1e-6)
+    # brevity penalty against the closest reference length (4), exp(1 - 4/2)
+    assert overlap.coco_bleu("a b".split(), [ref], 1) == pytest.approx(math.exp(-1))
+    # a tie in closeness picks the shorter reference: lengths 3 and 5 for a 4-token hypothesis -> no penalty
+    assert overlap.coco_bleu(hyp, ["a x y".split(), "a b c d e".split()], 1) == pytest.approx(1.0)
+    # clipping by the max count in any reference
+    assert overlap.coco_bleu("a a a".split(), ["a a x".split(), "a y z".split()], 1) == pytest.approx(2 / 3)
+
+
+def test_coco_bleu_matches_pycocoevalcap():
+    import random
+
+    bleu_module = pytest.importorskip("pycocoevalcap.bleu.bleu")
+    rng = random.Random(0)
+    vocab = "a b c d e".split()
+    scorer = bleu_module.Bleu(4)
+    for _ in range(100):
+        hyp = [rng.choice(vocab) for _ in range(rng.randint(1, 7))]
+        refs = [[rng.choice(vocab) for _ in range(rng.randint(1, 7))] for _ in range(rng.randint(1, 3))]
+        expected, _ = scorer.compute_score({0: [" ".join(r) for r in refs]}, {0: [" ".join(hyp)]}, verbose=0)
+        assert [overlap.coco_bleu(hyp, refs, n) for n in range(1, 5)] == pytest.approx(expected, abs=1e-12)
+
+
+def test_distinct_per_token_as_the_paper():
+    group = ["a b a".split(), "a c".split()]  # 5 tokens; bigrams ab, ba, ac
+    assert overlap.distinct_n(group, 1, "tokens") == pytest.approx(3 / 5)
+    assert overlap.distinct_n(group, 2, "tokens") == pytest.approx(3 / 5)
+    assert overlap.distinct_n(group, 2, "ngrams") == pytest.approx(3 / 3)
+    assert overlap.distinct_n([[]], 1, "tokens") == 0.0
+    with pytest.raises(ValueError, match="denominator"):
+        overlap.distinct_n(group, 1, "words")
+
+
+def test_rouge_l_of_an_empty_side_is_zero():
+    assert overlap.rouge_l([], ["a"], 1.2) == 0.0 and overlap.rouge_l(["a"], [], 1.2) == 0.0
+
+
+def test_out_of_vocabulary_words_get_the_mean_vector(toy_vectors):
+    v = toy_vectors
+    mean = np.array([0.0, 0.2], dtype=np.float32)  # mean of a, b, c, n, m
+    assert v.mean_vector.tolist() == pytest.approx(mean.tolist())
+    assert v.lookup(["a", "zzz"], oov="mean").ravel().tolist() == pytest.approx([1.0, 0.0, 0.0, 0.2])
+    assert v.lookup(["a", "zzz"]).tolist() == [[1.0, 0.0]]
+    # skip: only "b" is left, orthogonal to "a"; mean: b + (0, 0.2) is still orthogonal to a
+    assert embedding_metrics.embedding_average(["b", "zzz"], ["a"], v) == pytest.approx(0.0)
+    # an unknown word alone: skipped -> no vector -> 0; mean -> cos((0, 0.2), c) = 1/sqrt(2)
+    assert embedding_metrics.embedding_average(["zzz"], ["c"], v) == 0.0
+    assert embedding_metrics.embedding_average(["zzz"], ["c"], v, oov="mean") == pytest.approx(math.sqrt(0.5))
+    assert embedding_metrics.greedy_matching([], ["c"], v, oov="mean") == 0.0
+    with pytest.raises(ValueError, match="oov must be one of"):
+        v.lookup(["a"], oov="zero")

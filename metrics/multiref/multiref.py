@@ -6,7 +6,15 @@ A thin wrapper: the implementation is ``dialeval.multiref``.
 import datasets
 import evaluate
 import dialeval
-from dialeval.multiref import QUALITY_METRICS, MultiRefScorer
+from dialeval.multiref import DEFAULT_TOOLING
+from dialeval.multiref import QUALITY_METRICS
+from dialeval.multiref import MultiRefScorer
+from dialeval.multiref import check_config
+from dialeval.multiref import check_diversity_inputs
+from dialeval.multiref import check_quality_inputs
+from dialeval.options import check_known
+
+COMPUTE_OPTIONS = ("metrics", "word_vectors", "rouge_beta", "tooling", "meteor", "bleu")
 
 _CITATION = """\
 @inproceedings{gupta-etal-2019-investigating,
@@ -22,23 +30,30 @@ _CITATION = """\
 _DESCRIPTION = """\
 Word-overlap and word-embedding metrics for dialogue responses scored against several valid
 references: each sub-metric is the maximum over the references (Gupta et al. 2019, Eq. 1).
-Sub-metrics: BLEU-1..4 (NLTK sentence BLEU, smoothing method 1), METEOR (NLTK, WordNet synonyms),
-ROUGE-L F1, Embedding Average, Vector Extrema and Greedy Matching (GloVe 6B 50d). The
-"diversity" configuration scores groups of responses to one context: referenced recall (Eq. 2)
-for every sub-metric, Distinct-1/2/3 and 1 - Self-BLEU.
+Sub-metrics: BLEU-1..4 (NLTK sentence BLEU, smoothing method 1), METEOR (the METEOR 1.5 jar, or
+NLTK), ROUGE-L, Embedding Average, Vector Extrema and Greedy Matching (GloVe 6B 50d). The default
+tooling="paper" scores as the authors did (whitespace tokens, METEOR 1.5 when Java is present,
+ROUGE-L beta 1.2, mean vector for unknown words); tooling="dialeval" is the regex-tokenizer / NLTK
+variant. The "diversity" configuration scores groups of responses to one context: referenced
+recall (Eq. 2) for every sub-metric, Distinct-1/2/3 and 1 - Self-BLEU.
 """
 
 _KWARGS_DESCRIPTION = """
 Args (configuration "quality", the default):
     predictions (list of str): the responses to score.
     references (list of str, or list of list of str): one or more references per response.
-    metrics (list of str, optional): sub-metrics to compute, default all of
+    metrics (str or list of str, optional): sub-metrics to compute, default all of
         bleu1 bleu2 bleu3 bleu4 meteor rougeL embedding_average vector_extrema greedy_matching.
+    tooling (str, optional): "paper" (default; Gupta et al.'s scorer) or "dialeval".
+    meteor (str, optional): "jar" (METEOR 1.5, needs Java), "nltk" or "auto" (jar when Java is
+        present); default: "auto" with tooling="paper", "nltk" with tooling="dialeval".
+    bleu (str, optional): "nltk" (default, the paper's) or "coco" (nlg-eval's unsmoothed BLEU).
     word_vectors (str, optional): a GloVe / word2vec text file instead of GloVe 6B 50d.
-    rouge_beta (float, optional): recall weight of ROUGE-L, default 1.0 (F1).
+    rouge_beta (float > 0, optional): recall weight of ROUGE-L; default 1.2 (paper) or 1.0.
 Args (configuration "diversity"):
     predictions (list of list of str): groups of responses, each group to one context.
     references (list of list of str): valid responses per context; [] for unreferenced only.
+Empty predictions score 0; empty references, non-strings and unknown options raise ValueError.
 Returns:
     <sub-metric>: mean over items; <sub-metric>_scores: per-item list; signature: a string naming
     the settings and dialeval version, to report with the numbers.
@@ -48,12 +63,15 @@ Examples:
     ...                            references=[["fine , thank you .", "i am good ."]])
     >>> round(results["bleu1"], 3)
     0.5
+    >>> round(results["rougeL"], 4)
+    0.6224
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
 class Multiref(evaluate.Metric):
     def _info(self):
+        check_config(self.config_name)
         if self.config_name == "diversity":
             features = datasets.Features(
                 {
@@ -82,17 +100,30 @@ class Multiref(evaluate.Metric):
             reference_urls=["https://aclanthology.org/W19-5944/"],
         )
 
-    def _compute(self, predictions, references, metrics=QUALITY_METRICS, word_vectors=None, rouge_beta=1.0):
-        scorer = self._scorer(tuple(metrics), word_vectors, rouge_beta)
+    def compute(self, *, predictions=None, references=None, **kwargs):
+        """Score ``predictions`` against ``references`` (see the arguments below)."""
+        # Check types before evaluate's features cast them (an int would silently become "7").
+        check_known("multiref compute()", kwargs, COMPUTE_OPTIONS)
+        if predictions is not None:
+            if self.config_name == "diversity":
+                check_diversity_inputs(predictions, references)
+            else:
+                check_quality_inputs(predictions, references)
+        return super().compute(predictions=predictions, references=references, **kwargs)
+
+    def _compute(self, predictions, references, metrics=QUALITY_METRICS, word_vectors=None, rouge_beta=None,
+                 tooling=DEFAULT_TOOLING, meteor=None, bleu="nltk"):
+        scorer = self._scorer(metrics, word_vectors, rouge_beta, tooling, meteor, bleu)
         if self.config_name == "diversity":
             return scorer.diversity(predictions, references)
         return scorer.quality(predictions, references)
 
-    def _scorer(self, metrics, word_vectors, rouge_beta):
-        # Keep the loaded scorer (WordNet, word vectors) on the module, keyed by its settings,
-        # so a second compute() reloads nothing.
-        key = (metrics, word_vectors, rouge_beta, dialeval.__version__)
+    def _scorer(self, *settings):
+        # Keep the loaded scorer (WordNet, word vectors, the METEOR JVM) on the module, keyed by
+        # its settings, so a second compute() reloads nothing.
+        key = repr((settings, dialeval.__version__))
         if getattr(self, "_cached_key", None) != key:
-            self._cached_scorer = MultiRefScorer(metrics, word_vectors, rouge_beta)
+            metrics, word_vectors, rouge_beta, tooling, meteor, bleu = settings
+            self._cached_scorer = MultiRefScorer(metrics, word_vectors, rouge_beta, tooling, meteor, bleu)
             self._cached_key = key
         return self._cached_scorer

@@ -1,0 +1,92 @@
+"""``transformers.Trainer`` integration: score a model's generations with dialeval metrics while it trains.
+
+:func:`compute_metrics` returns the function ``Trainer(compute_metrics=...)`` /
+``Seq2SeqTrainer(compute_metrics=...)`` calls after each evaluation loop. It
+
+1. turns ``EvalPrediction.predictions`` into token ids (a tuple's first element; logits are reduced
+   with ``argmax``; ``-100`` is replaced by the pad id) and decodes them with ``skip_special_tokens``;
+2. takes the references from ``references`` (several per item allowed) or, when none are given,
+   decodes ``EvalPrediction.label_ids`` the same way (one reference per item);
+3. scores every decoded generation with each chosen metric through :mod:`dialeval.runners` (the
+   scorers are loaded once per process and cached there, so evaluating every N steps reloads
+   nothing), and
+4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items, NaN items left out),
+   which ``Trainer`` logs as ``eval_<metric>_<sub-metric>``.
+
+Empty generations (a model early in training often produces them) are scored, not rejected: the
+reference-based metrics give them 0, the LM metrics score them as the model's end of text.
+
+Example (``Seq2SeqTrainingArguments(predict_with_generate=True)``; for a causal LM ``Trainer`` pass
+``preprocess_logits_for_metrics=lambda logits, labels: logits.argmax(-1)``)::
+
+    from dialeval.integrations import compute_metrics
+    trainer = Seq2SeqTrainer(..., compute_metrics=compute_metrics(tokenizer, metrics=["multiref"]))
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from dialeval.options import check_names
+from dialeval.runners import RUNNERS, get_runner
+
+
+def decode(tokenizer: Any, ids: Any, ignore_index: int = -100) -> list[str]:
+    """Token ids (or logits, reduced with argmax) -> stripped texts, special tokens removed."""
+    if isinstance(ids, tuple):  # (generated ids, other model outputs...)
+        ids = ids[0]
+    array = np.asarray(ids)
+    if array.dtype.kind == "f":
+        array = array.argmax(-1)
+    if array.ndim != 2:
+        raise ValueError(f"expected a (batch, length) array of token ids, got shape {array.shape}")
+    pad = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else tokenizer.eos_token_id
+    array = np.where(array == ignore_index, pad, array)
+    return [text.strip() for text in tokenizer.batch_decode(array.tolist(), skip_special_tokens=True)]
+
+
+def compute_metrics(
+    tokenizer: Any,
+    metrics: str | Sequence[str] = ("multiref",),
+    references: Sequence[Sequence[str]] | None = None,
+    contexts: Sequence[Sequence[str]] | None = None,
+    options: Mapping[str, Mapping[str, Any]] | None = None,
+    ignore_index: int = -100,
+) -> Callable[[Any], dict[str, float]]:
+    """A ``compute_metrics`` function for ``transformers.Trainer`` scoring generations with dialeval.
+
+    ``references[i]`` / ``contexts[i]`` belong to the ``i``-th example of the evaluation set (its
+    order is kept by ``Trainer``); ``options`` maps a metric name to its runner options, e.g.
+    ``{"multiref": {"metrics": ["bleu2", "rougeL"]}}``.
+    """
+    names = check_names("metrics", metrics, sorted(RUNNERS))
+    options = dict(options or {})
+    extra = sorted(set(options) - set(names))
+    if extra:
+        raise ValueError(f"options given for metrics that are not computed: {extra} (metrics={list(names)})")
+
+    def score(eval_prediction: Any) -> dict[str, float]:
+        predictions = decode(tokenizer, eval_prediction.predictions, ignore_index)
+        refs = references if references is not None else [
+            [r] for r in decode(tokenizer, eval_prediction.label_ids, ignore_index)
+        ]
+        for given, what in ((refs, "references"), (contexts, "contexts")):
+            if given is not None and len(given) != len(predictions):
+                raise ValueError(f"{len(given)} {what} for {len(predictions)} evaluation examples")
+        items = [
+            {"context": list(contexts[i]) if contexts is not None else [], "response": text,
+             "references": [refs[i]] if isinstance(refs[i], str) else list(refs[i])}
+            for i, text in enumerate(predictions)
+        ]
+        out: dict[str, float] = {}
+        for name in names:
+            per_item, _signature = get_runner(name)(items, **options.get(name, {}))
+            for sub, values in per_item.items():
+                kept = [v for v in values if not math.isnan(v)]
+                out[f"{name}_{sub}"] = float(np.mean(kept)) if kept else float("nan")
+        return out
+
+    return score
