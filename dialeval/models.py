@@ -1,17 +1,22 @@
 """Model resolution, in one place, for every metric and training script.
 
-A model argument may be
+A model argument is looked up in this order (the first hit wins):
 
-1. a local directory (``./runs/smollm2-dailydialog``),
+1. a local directory (``./runs/smollm2-dailydialog``); it must hold a model (``config.json``) or a
+   peft adapter (``adapter_config.json`` + ``adapter_model.safetensors``), else
+   :class:`ModelNotFoundError` says what is missing;
 2. a name found under ``$DIALEVAL_MODELS`` (default ``~/.cache/dialeval/models``), either as
-   ``<name>`` or with ``/`` written ``--`` (``dialeval--gpt2-dailydialog``), or
-3. a Hugging Face Hub id (``microsoft/DialoGPT-large``), already in the local HF cache or
-   downloadable.
+   ``<name>`` or with ``/`` written ``--`` (``dialeval--smollm2-dailydialog``);
+3. a Hugging Face Hub id already in the local HF cache;
+4. for ``dialeval/<name>`` (or plain ``<name>``): the folder ``hub/<name>`` bundled with dialeval
+   (:func:`dialeval.hub.bundled_dir`), laid out as the Hub repository ``dialeval/<name>``;
+5. a Hub id, when the Hub can be reached (``dialeval/*`` repositories are downloaded to a local
+   snapshot, so that adapters can be recognised and checked).
 
 When the Hub cannot be reached (``HF_HUB_OFFLINE=1``, or no route to huggingface.co, checked with
-a short socket probe) a model that is neither local nor cached raises :class:`ModelNotFoundError`
-at once, saying what to pass or which ``training/`` command builds it. Nothing here waits on the
-network for more than ``PROBE_TIMEOUT_S``.
+a short socket probe) a model that is none of these raises :class:`ModelNotFoundError` at once,
+naming the bundled alternative (:data:`BUNDLED_ALTERNATIVES`) or the ``training/`` command that
+builds it (:data:`BUILD_HINTS`). Nothing here waits on the network for more than ``PROBE_TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -25,20 +30,36 @@ from pathlib import Path
 HUB_HOST = "huggingface.co"
 PROBE_TIMEOUT_S = 2.0
 
-# How to obtain each default model without the Hub: shown in the error a missing model raises.
-BUILD_HINTS: dict[str, str] = {
-    "microsoft/DialoGPT-large": (
-        "python training/finetune_lm.py --preset dialogue (fine-tunes the local SmolLM2-135M "
-        "into a dialogue model; see training/README.md)"
-    ),
-    "gpt2": "python training/finetune_lm.py --preset dailydialog (see training/README.md)",
-    "dialeval/gpt2-dailydialog": "python training/finetune_lm.py --preset dailydialog",
-    "roberta-large-mnli": (
-        "python training/nli.py --max-steps 800 --minutes 20 (fine-tunes the local MiniLM-L6 into "
-        "an NLI classifier saved as 'minilm-nli'; pass model='minilm-nli'; see training/README.md)"
-    ),
-    "minilm-nli": "python training/nli.py --max-steps 800 --minutes 20 (see training/README.md)",
+# The bundled dialeval model that stands in for a published one when the Hub is out of reach.
+BUNDLED_ALTERNATIVES: dict[str, str] = {
+    "microsoft/DialoGPT-large": "dialeval/smollm2-dialogue",
+    "microsoft/DialoGPT-medium": "dialeval/smollm2-dialogue",
+    "gpt2": "dialeval/smollm2-dailydialog",
+    "roberta-large-mnli": "dialeval/minilm-nli",
+    "FacebookAI/roberta-large-mnli": "dialeval/minilm-nli",
 }
+
+_LM_DIALOGUE = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
+_LM_DAILYDIALOG = (
+    "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
+)
+_NLI = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 25"
+# How to (re)build each dialeval model: shown in the error a missing model raises.
+BUILD_HINTS: dict[str, str] = {
+    "dialeval/smollm2-dialogue": _LM_DIALOGUE,
+    "dialeval/smollm2-dailydialog": _LM_DAILYDIALOG,
+    "dialeval/minilm-nli": _NLI,
+    "dialeval/grade-dailydialog": "python training/grade.py --output hub/grade-dailydialog",
+    "dialeval/ssrem-chitchat": "python training/ssrem.py --threads 1 --minutes 12",
+    "microsoft/DialoGPT-large": _LM_DIALOGUE,
+    "gpt2": _LM_DAILYDIALOG,
+    "roberta-large-mnli": _NLI,
+}
+for _name in [k for k in BUILD_HINTS if k.startswith("dialeval/")]:
+    BUILD_HINTS[_name.split("/", 1)[1]] = BUILD_HINTS[_name]  # plain names too: "minilm-nli"
+MODEL_FILES = ("config.json",)
+ADAPTER_FILES = ("adapter_config.json",)
+ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
 
 
 class ModelNotFoundError(FileNotFoundError):
@@ -80,44 +101,94 @@ def is_offline() -> bool:
     return _env_offline() or not _hub_reachable()
 
 
-def _in_hf_cache(repo_id: str) -> bool:
+def check_model_dir(path: Path, what: str = "model") -> Path:
+    """``path`` if it holds a model (``config.json``) or a complete peft adapter, else
+    :class:`ModelNotFoundError` naming the folder and what it lacks."""
+    if any((path / f).is_file() for f in MODEL_FILES):
+        return path
+    if any((path / f).is_file() for f in ADAPTER_FILES):
+        if any((path / f).is_file() for f in ADAPTER_WEIGHTS):
+            return path
+        raise ModelNotFoundError(
+            f"{what}: {path} has adapter_config.json but no adapter weights ({' or '.join(ADAPTER_WEIGHTS)}); "
+            "the folder is incomplete: rebuild it with its training/ script or fetch it again"
+        )
+    raise ModelNotFoundError(
+        f"{what}: {path} is a folder but not a model: it has neither config.json (a transformers model) nor "
+        "adapter_config.json (a peft adapter). Pass the folder that holds the weights."
+    )
+
+
+def _hf_cached(repo_id: str) -> str | None:
+    """The cached snapshot folder of an adapter repository, the id itself for a cached model, else None."""
     try:
         from huggingface_hub import try_to_load_from_cache
     except ImportError:  # pragma: no cover - huggingface_hub is a dependency
-        return False
-    try:
-        found = try_to_load_from_cache(repo_id, "config.json")
-    except Exception:  # invalid repo id for the hub's naming rules
-        return False
-    return isinstance(found, str)
+        return None
+    for filename in ADAPTER_FILES + MODEL_FILES:
+        try:
+            found = try_to_load_from_cache(repo_id, filename)
+        except Exception:  # invalid repo id for the hub's naming rules
+            return None
+        if isinstance(found, str):
+            return str(Path(found).parent) if filename in ADAPTER_FILES else repo_id
+    return None
+
+
+def _missing_message(text: str, what: str) -> str:
+    from dialeval.hub import NAMESPACE, bundled_dir
+
+    parts = [
+        f"{what} {text!r} is not a local directory, not under {models_dir()} ($DIALEVAL_MODELS), not in the "
+        "Hugging Face cache, not bundled in hub/, and the Hugging Face Hub cannot be reached."
+    ]
+    alternative = BUNDLED_ALTERNATIVES.get(text)
+    if alternative and bundled_dir(alternative) is not None:
+        parts.append(f"Use the bundled alternative: model={alternative!r} ({bundled_dir(alternative)}).")
+    elif alternative:
+        parts.append(f"Its dialeval alternative {alternative!r} is not bundled in this checkout.")
+    hint = BUILD_HINTS.get(text) or (BUILD_HINTS.get(alternative) if alternative else None)
+    if hint:
+        parts.append(f"Build it with `{hint}` (see training/README.md).")
+    elif text.startswith(f"{NAMESPACE}/"):
+        parts.append("dialeval's own models are folders under hub/ (see training/README.md).")
+    else:
+        parts.append("Pass a local model directory instead.")
+    return " ".join(parts)
 
 
 def resolve_model(name: str | os.PathLike, what: str = "model") -> str:
-    """Return a local directory or a Hub id that ``from_pretrained`` can load without waiting.
+    """Return a local directory or a Hub id that ``from_pretrained`` can load without waiting,
+    in the order of this module's docstring.
 
-    Raises :class:`ModelNotFoundError` when ``name`` is not local and the Hub is unreachable.
-    ``what`` names the role of the model in the error message ("FED dialogue model", ...).
+    Raises :class:`ModelNotFoundError` when ``name`` is none of those (or a folder that holds no
+    model) and the Hub is unreachable. ``what`` names the role of the model in the error message
+    ("FED dialogue model", ...).
     """
+    from dialeval.hub import NAMESPACE, bundled_dir
+
     if not isinstance(name, (str, os.PathLike)) or not str(name).strip():
         raise ValueError(f"{what}: expected a model path or Hub id, got {name!r}")
     text = str(name)
     path = Path(text).expanduser()
     if path.is_dir():
-        return str(path)
+        return str(check_model_dir(path, what))
     for candidate in (models_dir() / text, models_dir() / text.replace("/", "--")):
         if candidate.is_dir():
-            return str(candidate)
+            return str(check_model_dir(candidate, what))
     looks_like_path = text.startswith((".", "/", "~")) or os.sep in text and text.count("/") > 1
     if looks_like_path:
         raise ModelNotFoundError(f"{what}: no directory at {path}")
-    if _in_hf_cache(text):
-        return text
+    cached = _hf_cached(text)
+    if cached:
+        return cached
+    bundled = bundled_dir(text)
+    if bundled is not None:
+        return str(check_model_dir(bundled, what))
     if is_offline():
-        hint = BUILD_HINTS.get(text)
-        how = f"; build a local one with `{hint}`" if hint else ""
-        raise ModelNotFoundError(
-            f"{what} {text!r} is not a local directory, not under {models_dir()} "
-            f"($DIALEVAL_MODELS), and the Hugging Face Hub cannot be reached. Pass a local "
-            f"model directory instead{how}."
-        )
+        raise ModelNotFoundError(_missing_message(text, what))
+    if text.startswith(f"{NAMESPACE}/"):
+        from huggingface_hub import snapshot_download
+
+        return snapshot_download(text)
     return text

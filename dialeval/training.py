@@ -6,11 +6,19 @@ stops at ``max_steps`` or after ``minutes`` of wall time, records every loss in 
 and the step in ``state["step"]``, and calls ``save()`` every ``save_every`` steps so an interrupted
 run keeps its work; a run resumed from a saved ``state`` continues the schedule where it stopped
 (the optimizer moments start afresh).
+
+LoRA (Hu et al. 2021, via ``peft``): with ``--lora-r R > 0`` the base weights are frozen and every
+linear layer ``W`` of the transformer blocks gets a trainable low-rank update,
+``W x + (alpha / R) * B A x`` with ``A`` (R x in) and ``B`` (out x R, zero at start); the classifier
+head of a sequence-classification model is trained in full. :func:`save_checkpoint` then writes a
+standard peft adapter (``adapter_config.json`` + ``adapter_model.safetensors`` in float16), the
+layout of a Hub adapter repository, instead of the whole model.
 """
 
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import random
 import time
@@ -39,6 +47,55 @@ def add_loop_arguments(parser: argparse.ArgumentParser, *, lr: float, warmup: in
     parser.add_argument("--push-to-hub", action="store_true")
 
 
+def add_lora_arguments(parser: argparse.ArgumentParser, *, r: int = 16, alpha: int = 32) -> None:
+    """``--lora-r`` (0: full fine-tune), ``--lora-alpha``, ``--lora-dropout``."""
+    parser.add_argument("--lora-r", type=int, default=r, help="LoRA rank; 0 fine-tunes every weight")
+    parser.add_argument("--lora-alpha", type=int, default=alpha)
+    parser.add_argument("--lora-dropout", type=float, default=0.05)
+
+
+def wrap_lora(model: Any, args: argparse.Namespace, task_type: str) -> Any:
+    """``model`` as a trainable ``PeftModel`` with LoRA on all linear layers (``target_modules=
+    "all-linear"``: attention and MLP projections, not the output/classifier head); ``task_type``
+    is peft's (``"CAUSAL_LM"``, ``"SEQ_CLS"``; the latter also trains the classifier in full)."""
+    from peft import LoraConfig, get_peft_model
+
+    if args.lora_r < 1:
+        raise ValueError(f"--lora-r must be >= 1 for an adapter, got {args.lora_r}")
+    config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
+                        target_modules="all-linear", task_type=task_type)
+    model = get_peft_model(model, config)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    total = sum(p.numel() for p in model.parameters())
+    print(f"LoRA r={args.lora_r}: {trainable:,} trainable of {total:,} parameters", flush=True)
+    return model
+
+
+def is_peft(model: Any) -> bool:
+    try:
+        from peft import PeftModel
+    except ImportError:  # pragma: no cover - peft is a dependency
+        return False
+    return isinstance(model, PeftModel)
+
+
+def save_adapter(output: Path, model: Any, base_model: str) -> None:
+    """A standard peft adapter: ``adapter_config.json`` (``base_model_name_or_path`` set to the
+    Hub id ``base_model``) and ``adapter_model.safetensors`` with float16 tensors."""
+    from peft import get_peft_model_state_dict
+    from safetensors.torch import save_file
+
+    weights = {k: v.detach().to("cpu", torch.float16).contiguous()
+               for k, v in get_peft_model_state_dict(model).items()}
+    save_file(weights, str(Path(output) / "adapter_model.safetensors"), metadata={"format": "pt"})
+    config = copy.deepcopy(model.peft_config["default"])
+    config.base_model_name_or_path = base_model
+    config.inference_mode = True
+    if isinstance(config.target_modules, (set, list)):  # a set: sorted, so the file's bytes are stable
+        config.target_modules = sorted(config.target_modules)
+    config.save_pretrained(str(output))
+
+
 def prepare_run(args: argparse.Namespace, output: Path) -> Path:
     """Apply ``--threads`` and ``--seed`` (torch and ``random``); create and return ``output``."""
     if args.threads:
@@ -61,9 +118,13 @@ def load_state(output: Path, resume: bool, args: Any, start: Callable[[], dict])
     return {"args": arguments, "step": 0, "losses": [], **start()}
 
 
-def save_checkpoint(output: Path, model: Any, tokenizer: Any, state: dict) -> None:
-    """Weights (safetensors), tokenizer and the run's report ``STATE_FILE`` into ``output``."""
-    model.save_pretrained(output)
+def save_checkpoint(output: Path, model: Any, tokenizer: Any, state: dict, base_model: str | None = None) -> None:
+    """Weights (safetensors; a float16 peft adapter for a ``PeftModel``, over the Hub id
+    ``base_model``), tokenizer and the run's report ``STATE_FILE`` into ``output``."""
+    if is_peft(model):
+        save_adapter(output, model, base_model or str(model.peft_config["default"].base_model_name_or_path))
+    else:
+        model.save_pretrained(output)
     tokenizer.save_pretrained(output)
     (Path(output) / STATE_FILE).write_text(json.dumps(state, indent=1))
 

@@ -35,7 +35,7 @@ HYPOTHESES = [
 ]
 
 
-def tiny_bert(path: Path, id2label: dict[int, str] | None = UNUSUAL, classifier: bool = True) -> Path:
+def tiny_bert(path: Path, id2label: dict[int, str] | None = UNUSUAL, classifier: bool = True, seed: int = 0) -> Path:
     """A seeded random 2-layer BERT (with a WordPiece vocabulary written here) saved to ``path``."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizerFast
@@ -52,7 +52,7 @@ def tiny_bert(path: Path, id2label: dict[int, str] | None = UNUSUAL, classifier:
         intermediate_size=64, max_position_embeddings=128, initializer_range=0.5,
         **({"id2label": id2label, "label2id": {v: k for k, v in id2label.items()}} if id2label else {}),
     )
-    torch.manual_seed(0)
+    torch.manual_seed(seed)
     model = (BertForSequenceClassification if classifier else BertModel)(config)
     model.save_pretrained(path)
     tokenizer.save_pretrained(path)
@@ -71,7 +71,8 @@ def scorer(tiny_dir):
 
 def test_contradiction_label_is_read_from_config(scorer):
     assert scorer.labels == ["CONTRADICTION", "NEUTRAL", "ENTAILMENT"] and scorer.contradiction == 0
-    assert scorer.model_name.endswith("tiny")
+    name, weights = scorer.model_name.split("@")  # the signature names the exact weights
+    assert name.endswith("tiny") and len(weights) == 12
     assert scorer.tokenizer.tokenize("A man") == ["a", "man"]  # the saved vocabulary came back
     probs = scorer.probs(PREMISES, HYPOTHESES)
     contra = scorer.contradiction_probs(PREMISES, HYPOTHESES)
@@ -163,3 +164,11 @@ def test_tiny_training_saves_a_loadable_classifier(tmp_path):
     scorer = NLIScorer(str(out), device="cpu")
     assert scorer.labels == list(NLI_LABELS) and scorer.contradiction == 2
     assert len(scorer.contradiction_probs(PREMISES, HYPOTHESES)) == len(PREMISES)
+    # a LoRA adapter + head (the default), its base and labels recorded; over another base it fails
+    from dialeval import hub
+
+    assert (out / "adapter_config.json").is_file() and not (out / "config.json").exists()
+    assert hub.read_base(out).id2label == {"0": "entailment", "1": "neutral", "2": "contradiction"}
+    tiny_bert(base, id2label=None, classifier=False, seed=1)
+    with pytest.raises(hub.BaseMismatchError, match=hub.read_base(out).tensor_hash):
+        NLIScorer(str(out), device="cpu")

@@ -50,8 +50,13 @@ def test_signature_lists_fields_and_version():
 def test_resolve_local_dir_and_models_dir(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path))
     (tmp_path / "org--model").mkdir()
+    (tmp_path / "org--model" / "config.json").write_text("{}")
+    (tmp_path / "config.json").write_text("{}")
     assert resolve_model(str(tmp_path)) == str(tmp_path)
     assert resolve_model("org/model") == str(tmp_path / "org--model")
+    (tmp_path / "org--model" / "config.json").unlink()  # a folder without a model is an error, not a model
+    with pytest.raises(ModelNotFoundError, match="org--model is a folder but not a model"):
+        resolve_model("org/model")
 
 
 def test_missing_model_offline_fails_fast_with_hint(tmp_path, monkeypatch):

@@ -25,10 +25,35 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
     assert report["step"] == 3 and len(report["losses"]) == 3
     assert report["perplexity_base"] > 1 and report["perplexity_tuned"] > 1
 
+    # a LoRA adapter (the default) over the recorded base, with a card; loads as a local model
+    assert (out / "adapter_config.json").is_file() and not (out / "config.json").exists()
+    from dialeval import hub
+
+    assert hub.read_base(out).local_name == str(tmp_path / "base")
+    assert hub.read_card(out).data.library_name == "peft"
     from dialeval.fed import FEDScorer
 
-    fed = FEDScorer(str(out), qualities=["interesting"])  # the result loads as a local model
+    fed = FEDScorer(str(out), qualities=["interesting"])
     assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
+
+
+def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp_path):
+    from safetensors.torch import load_file
+
+    tiny_gpt2(tmp_path / "base")
+    common = ["--preset", "dialogue", "--tiny", "--base", str(tmp_path / "base"), "--seq-len", "32",
+              "--batch-size", "2", "--threads", "1"]
+    out = finetune_lm.main(common + ["--output", str(tmp_path / "out"), "--max-steps", "2"])
+    first = load_file(str(out / "adapter_model.safetensors"))
+    assert {t.dtype for t in first.values()} == {__import__("torch").float16}
+    finetune_lm.main(common + ["--output", str(tmp_path / "out"), "--resume", "--max-steps", "3"])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    assert report["step"] == 3 and len(report["losses"]) == 3 and len(report["resumed"]) == 1
+    again = load_file(str(out / "adapter_model.safetensors"))
+    assert any((again[k].float() - first[k].float()).abs().max() > 0 for k in first)  # it trained on
+
+    full = finetune_lm.main(common + ["--output", str(tmp_path / "full"), "--lora-r", "0", "--lr", "5e-5"])
+    assert (full / "config.json").is_file() and not (full / "adapter_config.json").exists()
 
 
 def test_dialogue_text_is_what_fed_scores():

