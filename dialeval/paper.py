@@ -19,7 +19,7 @@ PAPERS = {
     "mehri2020_fed": "Mehri & Eskenazi 2020, SIGDIAL",
     "pang2020_holistic": "Pang et al. 2020, ACL",
     "huang2020_grade": "Huang et al. 2020, EMNLP",
-    "bak2020_ssrem": "Bak & Oh 2020, AAAI",
+    "bak2020_ssrem": "Bak & Oh 2020, ACL",
 }
 
 

@@ -1,0 +1,98 @@
+"""SSREM, the Speaker Sensitive Response Evaluation Model (Bak & Oh 2020), an evaluate module.
+
+A thin wrapper: the implementation is ``dialeval.ssrem``; the weights are the bundled
+``hub/ssrem-chitchat`` folder (``dialeval/ssrem-chitchat``).
+"""
+
+import datasets
+import evaluate
+import dialeval
+from dialeval.options import check_known
+from dialeval.ssrem import DEFAULT_MODEL
+from dialeval.ssrem import SSREMScorer
+from dialeval.ssrem import check_inputs
+
+COMPUTE_OPTIONS = ("model", "scaling", "mover", "word_vectors", "device")
+
+_CITATION = """\
+@inproceedings{bak-oh-2020-speaker,
+    title = "Speaker Sensitive Response Evaluation Model",
+    author = "Bak, JinYeong and Oh, Alice",
+    booktitle = "Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+    year = "2020",
+    doi = "10.18653/v1/2020.acl-main.568",
+}
+"""
+
+_DESCRIPTION = """\
+SSREM scores a response from its context and a reference response: the mean of
+f(c, r) = tanh(v(c)^T M v(r)), a context-response model trained to pick the true response among
+speaker-sensitive negatives (the same speaker's other utterances in the same conversation, with the
+same partner, elsewhere, and random ones), and g, a word-vector mover's similarity with the
+reference, each min-max scaled to [0, 1]. v is the GloVe 6B 50d average (or MiniLM-L6); the
+bundled weights were trained on the chit-chat corpus (PyPI chitchat-dataset).
+"""
+
+_KWARGS_DESCRIPTION = """
+Args:
+    contexts (list of list of str): the turns before each response (the last 3 are used).
+    responses (list of str): the responses to score.
+    references (list of str, or list of list of str): reference response(s); g takes the best.
+    model (str, optional): a checkpoint folder or "dialeval/ssrem-chitchat" (default, bundled).
+    scaling (str, optional): min-max constants, "set" (the scored set's, the paper), "model"
+        (stored with the checkpoint) or "auto" (default: "set" from 50 items on, else "model").
+    mover (str, optional): g's variant, "sms" (default, sentence mover's similarity), "wms" or "s+wms".
+    word_vectors (str, optional): a GloVe / word2vec text file for g instead of GloVe 6B 50d.
+    device (str, optional): for a MiniLM-based checkpoint.
+Returns:
+    ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
+    the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;
+    signature: model (with its content hash), encoder, g, scaling and version.
+Examples:
+    >>> ssrem = evaluate.load("dialeval/ssrem")
+    >>> result = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"]],
+    ...                        responses=["That sounds good! Have you seen Thor?"],
+    ...                        references=["Yeah let's go to the theater"])
+    >>> 0.0 <= result["ssrem"] <= 1.0
+    True
+"""
+
+_STRING = datasets.Value("string")
+_STRINGS = datasets.Sequence(datasets.Value("string"))
+
+
+@evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
+class Ssrem(evaluate.Metric):
+    def _info(self):
+        return evaluate.MetricInfo(
+            description=_DESCRIPTION,
+            citation=_CITATION,
+            inputs_description=_KWARGS_DESCRIPTION,
+            features=[
+                datasets.Features({"contexts": _STRINGS, "responses": _STRING, "references": _STRINGS}),
+                datasets.Features({"contexts": _STRINGS, "responses": _STRING, "references": _STRING}),
+            ],
+            homepage="https://github.com/NoSyu/SSREM",
+            reference_urls=["https://aclanthology.org/2020.acl-main.568/"],
+        )
+
+    def compute(self, *, contexts=None, responses=None, references=None, **kwargs):
+        """Score ``responses`` given ``contexts`` and ``references`` (see the arguments below)."""
+        # Check before evaluate's features cast the inputs (an int would silently become "7").
+        check_known("ssrem compute()", kwargs, COMPUTE_OPTIONS)
+        if responses is not None:
+            check_inputs(contexts, responses, references)
+        return super().compute(contexts=contexts, responses=responses, references=references, **kwargs)
+
+    def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling="auto", mover="sms",
+                 word_vectors=None, device=None):
+        return self._scorer(model, word_vectors, device).score(contexts, responses, references,
+                                                               scaling=scaling, mover=mover)
+
+    def _scorer(self, *settings):
+        # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
+        key = repr((settings, dialeval.__version__))
+        if getattr(self, "_cached_key", None) != key:
+            self._cached_scorer = SSREMScorer(*settings)
+            self._cached_key = key
+        return self._cached_scorer

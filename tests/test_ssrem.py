@@ -1,0 +1,249 @@
+"""SSREM (Bak & Oh 2020): negative pools, fallback, f / g / h formulas, training, save/load, bad inputs."""
+
+import json
+import math
+import random
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+
+from dialeval import ssrem
+from dialeval.corpora import Turn
+from dialeval.resources import WordVectors
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "training"))
+
+import ssrem as ssrem_training  # noqa: E402  (training/ssrem.py)
+
+# 3 speakers, 4 conversations. C speaks once, in one conversation, to A only.
+CORPUS = [
+    [Turn("A", "a0 hello there"), Turn("B", "b0 hi"), Turn("A", "a1 how are you"), Turn("B", "b1 fine thanks")],
+    [Turn("A", "a2 good morning"), Turn("B", "b2 morning")],
+    [Turn("A", "a3 hey stranger"), Turn("C", "c0 who are you"), Turn("A", "a4 a friend")],
+    [Turn("B", "b3 back again"), Turn("A", "a5 welcome back")],
+]
+
+
+def uid(sampler, text_prefix):
+    return next(i for i, u in enumerate(sampler.utterances) if u.text.startswith(text_prefix + " "))
+
+
+def texts(sampler, ids):
+    return sorted(sampler.utterances[i].text.split()[0] for i in ids)
+
+
+@pytest.fixture()
+def sampler():
+    return ssrem.NegativeSampler(CORPUS)
+
+
+def test_each_negative_type_comes_from_its_own_pool(sampler):
+    a1 = uid(sampler, "a1")
+    assert texts(sampler, sampler.pool("SC", a1)) == ["a0"]
+    assert texts(sampler, sampler.pool("SP", a1)) == ["a2", "a5"]  # A with B, other conversations
+    assert texts(sampler, sampler.pool("SS", a1)) == ["a3", "a4"]  # A with another partner (C)
+    assert texts(sampler, sampler.pool("RN", a1)) == ["b0", "b1", "b2", "b3", "c0"]  # anyone but A
+    rng = random.Random(0)
+    for kind, pool in (("SC", {"a0"}), ("SP", {"a2", "a5"}), ("SS", {"a3", "a4"}), ("RN", {"b0", "b1", "b2", "b3", "c0"})):
+        drawn = {sampler.utterances[sampler.draw(kind, a1, rng, set())[0]].text.split()[0] for _ in range(40)}
+        assert drawn == pool  # every member reachable, nothing outside
+
+
+def test_empty_pools_fall_back_to_the_next_wider_one(sampler):
+    rng = random.Random(1)
+    b1 = uid(sampler, "b1")  # B talks only to A: no same-speaker-other-partner utterance
+    assert sampler.pool("SS", b1) == []
+    assert all(sampler.draw("SS", b1, rng, set())[1] == "RN" for _ in range(10))
+    c0 = uid(sampler, "c0")  # C: one utterance, one conversation -> SC, SP, SS empty -> RN
+    for kind in ("SC", "SP", "SS"):
+        i, drawn = sampler.draw(kind, c0, rng, set())
+        assert drawn == "RN" and sampler.utterances[i].speaker != "C"
+    ids, types = sampler.candidates(c0, 1, "speaker", rng)
+    assert ids[0] == c0 and types == ["GT", "RN", "RN", "RN", "RN"] and len(set(ids)) == 5
+
+
+def test_candidates_avoid_duplicates_and_random_mode_draws_only_random(sampler):
+    rng = random.Random(2)
+    a1 = uid(sampler, "a1")
+    ids, types = sampler.candidates(a1, 1, "speaker", rng)
+    assert types == ["GT", "SC", "SP", "SS", "RN"]
+    assert len({sampler.utterances[i].text for i in ids}) == 5
+    ids, types = sampler.candidates(a1, 1, "random", rng)
+    assert types == ["GT"] + ["RN"] * 4 and all(sampler.utterances[i].speaker != "A" for i in ids[1:])
+    assert sampler.context(a1, 2) == ["a0 hello there", "b0 hi"]
+    assert sampler.context(a1, 1) == ["b0 hi"]
+
+
+def test_split_is_by_conversation_and_stable():
+    parts = ssrem.split_corpus(CORPUS)
+    assert sum(len(v) for v in parts.values()) == 4
+    assert ssrem.split_corpus(list(reversed(CORPUS))) == {k: list(reversed(v)) for k, v in parts.items()}
+
+
+def test_f_loss_and_h_formulas():
+    module = ssrem.bilinear_module(2)
+    with torch.no_grad():
+        module.M.copy_(torch.eye(2))
+    scores = module(torch.tensor([[1.0, 0.0]]), torch.tensor([[[1.0, 0.0], [0.0, 1.0], [2.0, 5.0]]]))
+    assert scores[0].tolist() == pytest.approx([math.tanh(1), 0.0, math.tanh(2)])
+    loss = ssrem.candidate_loss(torch.tensor([[1.0, 0.0, 0.0]]))
+    assert loss.item() == pytest.approx(math.log(1 + 2 / math.e))
+    h = ssrem.combine([-1.0, 0.0, 1.0], [0.2, 0.6, 0.4], (-1.0, 1.0), (0.2, 0.6))
+    assert h == pytest.approx([0.0, 0.75, 0.75])
+    assert ssrem.minmax([0.0, 2.0, 5.0], 1.0, 3.0) == [0.0, 0.5, 1.0]  # clipped
+    assert ssrem.minmax([3.0, 3.0], 3.0, 3.0) == [0.5, 0.5]
+
+
+TOY = WordVectors("toy", {"a": 0, "b": 1, "c": 2, "d": 3},
+                  np.array([[0, 0], [3, 4], [0, 1], [3, 3]], dtype=np.float32))
+
+
+def test_mover_similarity_is_exp_minus_earth_movers_distance():
+    # a->c and b->d cost 1 each (the crossed plan costs 3*sqrt(2) each): WMD = 1
+    assert ssrem.mover_similarity(["a", "b"], ["c", "d"], TOY, "wms") == pytest.approx(math.exp(-1))
+    # one bag of words + sentence means: a .25, b .25, mean(a,b) .5 vs c .25, d .25, mean(c,d) .5
+    # both means are (1.5, 2): WMD = .25 * 1 + .25 * 1 = .5
+    assert ssrem.mover_similarity(["a", "b"], ["c", "d"], TOY, "s+wms") == pytest.approx(math.exp(-0.5))
+    # sentences split at "." and weighted by length: (a b) mean (1.5, 2) w 2/3, (b) w 1/3 vs a at 0
+    assert ssrem.mover_similarity(["a", "b", ".", "b"], ["a"], TOY, "sms") == pytest.approx(
+        math.exp(-(2 / 3 * 2.5 + 1 / 3 * 5)))
+    assert ssrem.mover_similarity(["a"], ["a"], TOY, "sms") == pytest.approx(1.0)
+    assert ssrem.mover_similarity(["zzz"], ["a"], TOY, "sms") == 0.0
+    with pytest.raises(ValueError, match="mover"):
+        ssrem.mover_similarity(["a"], ["a"], TOY, "bert")
+
+
+def write_corpus(path: Path, conversations) -> Path:
+    with open(path, "w") as f:
+        for conversation in conversations:
+            f.write(json.dumps({"turns": [{"speaker": t.speaker, "text": t.text} for t in conversation]}) + "\n")
+    return path
+
+
+TOPICS = {
+    "food": ["pizza", "pasta", "cheese", "bread", "soup", "salad", "cake", "rice"],
+    "sport": ["football", "soccer", "tennis", "golf", "hockey", "baseball", "basketball", "rugby"],
+    "music": ["guitar", "piano", "violin", "drums", "jazz", "opera", "concert", "song"],
+    "weather": ["rain", "snow", "sunny", "storm", "wind", "cloudy", "cold", "hot"],
+}
+
+
+def topical_corpus(n: int = 80, seed: int = 0):
+    """Conversations that each stay on one topic: context and true response share topic words."""
+    rng = random.Random(seed)
+    speakers = [f"s{i}" for i in range(6)]
+    out = []
+    for c in range(n):
+        topic = list(TOPICS)[c % len(TOPICS)]
+        a, b = rng.sample(speakers, 2)
+        out.append([Turn([a, b][j % 2], " ".join(["i", "like"] + rng.sample(TOPICS[topic], 3) + [f"n{c}x{j}"]))
+                    for j in range(6)])
+    return out
+
+
+def test_tiny_training_lowers_the_loss_and_round_trips(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))  # the encodings cache
+    corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus())
+    out = ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(tmp_path / "model"),
+                               "--threads", "1", "--lr", "0.01", "--per-type", "1"])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    losses = report["losses"]
+    assert report["step"] == 30 and len(losses) == 30
+    assert losses[0] == pytest.approx(math.log(5), abs=1e-4)  # M = 0: all 5 candidates equally likely
+    assert np.mean(losses[-10:]) < losses[0] - 0.1
+    assert set(report["heldout"]["f"]) == {"GT", "SC", "SP", "SS", "RN"}
+    config = json.loads((out / ssrem.CONFIG_FILE).read_text())
+    assert config["negatives"] == "speaker" and config["dim"] == 50 and len(config["minmax"]["f"]) == 2
+
+    # save/load round trip: the scorer reproduces tanh(v(c)^T M v(r)) with the saved M
+    scorer = ssrem.SSREMScorer(out)
+    M = ssrem.load_module(out).M.detach().numpy()
+    assert np.abs(M).sum() > 0
+    context, response = ["i like pizza and cheese", "me too"], "i like soup"
+    v = scorer.encoder.encode([" ".join(context), response])
+    assert scorer.f([context], [response])[0] == pytest.approx(math.tanh(v[0] @ M @ v[1]), abs=1e-5)
+    result = scorer.score([context], [response], ["i like bread"], scaling="model")
+    f_lo, f_hi = config["minmax"]["f"]
+    g_lo, g_hi = config["minmax"]["g"]["sms"]
+    expected = ssrem.combine(result["ssrem_f_scores"], result["ssrem_g_scores"], (f_lo, f_hi), (g_lo, g_hi))
+    assert result["ssrem_scores"] == pytest.approx(expected)
+    assert "scaling:model" in result["signature"] and "model:model@" in result["signature"]
+    assert scorer.score([context], [response], ["i like bread"], scaling="auto")["signature"].count("scaling:model")
+
+    again = ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(out), "--resume",
+                                 "--threads", "1", "--max-steps", "40", "--per-type", "1"])
+    resumed = json.loads((again / "dialeval_training.json").read_text())
+    assert resumed["step"] == 30 and resumed["losses"] == losses and len(resumed["resumed"]) == 1  # kept, not redone
+
+
+def test_random_negatives_train_rsrem(tmp_path, monkeypatch):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(40))
+    out = ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(tmp_path / "rsrem"),
+                               "--negatives", "random", "--threads", "1", "--per-type", "1"])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    assert set(report["drawn_types"]) == {"RN"}
+
+
+def test_bad_inputs_raise_clear_errors(tmp_path):
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"turns": [{"speaker": "A", "text": "hi"}]}\n{"turns": [{"text": "no speaker"}]}\n')
+    with pytest.raises(ValueError, match=r"bad.jsonl:2: turn 0 needs a string 'speaker'"):
+        ssrem.read_conversations(bad)
+    with pytest.raises(FileNotFoundError, match="neither 'chitchat' nor a JSONL"):
+        ssrem.load_corpus(str(tmp_path / "missing.jsonl"))
+    with pytest.raises(FileNotFoundError, match="training/ssrem.py"):
+        ssrem.SSREMScorer(tmp_path / "nowhere")
+    with pytest.raises(ValueError, match="contexts has 1 items but there are 2 responses"):
+        ssrem.check_inputs([["hi"]], ["a", "b"], ["x", "y"])
+    with pytest.raises(ValueError, match=r"responses\[1\] is an empty string"):
+        ssrem.check_inputs([["hi"], ["ho"]], ["a", " "], ["x", "y"])
+    with pytest.raises(ValueError, match=r"references\[0\] is an empty list"):
+        ssrem.check_inputs([["hi"]], ["a"], [[]])
+    with pytest.raises(ValueError, match=r"contexts\[0\]\[1\] is None"):
+        ssrem.check_inputs([["hi", None]], ["a"], ["x"])
+
+
+def test_bundled_model_scores_through_the_evaluate_module():
+    import dialeval
+
+    module = dialeval.load("ssrem")
+    contexts = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 2
+    result = module.compute(contexts=contexts, responses=["That sounds good! Have you seen Thor?", "Enjoy your concert"],
+                            references=["Yeah let's go to the theater"] * 2)
+    assert "model:dialeval/ssrem-chitchat@" in result["signature"] and "scaling:model" in result["signature"]
+    assert all(0.0 <= s <= 1.0 for s in result["ssrem_scores"]) and len(result["ssrem_f_scores"]) == 2
+    assert all(-1.0 <= f <= 1.0 for f in result["ssrem_f_scores"])
+    with pytest.raises(ValueError, match="scaling must be one of"):
+        module.compute(contexts=contexts, responses=["a", "b"], references=["c", "d"], scaling="zscore")
+    with pytest.raises(ValueError, match="unknown option"):
+        module.compute(contexts=contexts, responses=["a", "b"], references=["c", "d"], modle="x")
+    from dialeval.runners import get_runner
+
+    per_item, signature = get_runner("ssrem")([{"context": contexts[0], "response": "ok", "references": ["fine"]}])
+    assert set(per_item) == {"ssrem", "ssrem_f", "ssrem_g"} and signature.startswith("metric:ssrem")
+
+
+def test_minilm_encoder_option_gives_unit_vectors_for_f():
+    encoder = ssrem.make_encoder(ssrem.MINILM)
+    v = encoder.encode(["i like pizza", "the weather is cold today", "i like pizza"])
+    assert v.shape == (3, 384) and np.linalg.norm(v, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+    assert v[0] == pytest.approx(v[2], abs=1e-5)  # batching and length sorting keep the order
+    assert float(v[0] @ v[1]) < 0.9
+    module = ssrem.bilinear_module(encoder.dim)
+    assert module(torch.from_numpy(v[:1]), torch.from_numpy(v[None, 1:])).shape == (1, 2)
+
+
+def test_both_earth_movers_backends_agree():
+    pytest.importorskip("ot")
+    rng = np.random.default_rng(0)
+    for n, m in ((2, 3), (5, 4), (7, 7)):
+        a, b = rng.random(n), rng.random(m)
+        cost = rng.random((n, m)) * 3
+        pot = ssrem.earth_movers_distance(a / a.sum(), b / b.sum(), cost, backend="pot")
+        scipy = ssrem.earth_movers_distance(a / a.sum(), b / b.sum(), cost, backend="scipy")
+        assert pot == pytest.approx(scipy, abs=1e-9) and pot > 0
