@@ -8,51 +8,74 @@ ones (scored after the whole dialog). The model is DialoGPT-large by default.
 
 Text, as in the authors' demo: ``c = eos + " " + (" " + eos + " ").join(turns)``
 (:func:`dialeval.lm.conversation_text`) and a follow-up ``f`` is appended as ``c + " " + eos + " " + f``.
+``log P(f | c) = sum_j log P(f_j | c, eos, f_<j)`` is the summed (not length-normalised) natural-log
+likelihood of the follow-up tokens only.
 
-Two modes (higher = better in both):
+Three variants (``mode``; higher = better in all):
 
-* ``"reference"`` -- the authors' code: ``L(f) = model(x, labels=x).loss`` of the whole string ``x``,
-  the mean token NLL over all its positions 1..n-1 (context included), and
-  ``score_q = mean_{f in n_q} L(f) - mean_{f in p_q} L(f)``, the positive term being 0 when ``p_q``
-  is empty (so such qualities are a plain, uncentred mean loss, as in the original).
-* ``"conditional"`` -- the paper's Eq. 1 with means: ``log P(f | c)`` is the summed (not
-  length-normalised) log-likelihood of the follow-up tokens only, and
-  ``score_q = mean_{f in p_q} log P(f | c) - mean_{f in n_q} log P(f | c)`` (positive term 0 when
-  ``p_q`` is empty).
+* ``"paper"`` -- the paper as written: Eq. 1 with sums,
+  ``score_q = sum_{f in p_q} log P(f | c_q) - sum_{f in n_q} log P(f | c_q)``, and the context rule
+  of Section 6.1: ``c_q`` is the last turn alone (the system response) for the turn-level qualities
+  except *relevant* and *correct*, and the whole conversation for *relevant*, *correct* and every
+  dialog-level quality.
+* ``"conditional"`` -- Eq. 1 with means over the follow-up lists and the whole conversation as the
+  context of every quality: ``score_q = mean_{f in p_q} log P(f | c) - mean_{f in n_q} log P(f | c)``
+  (dialeval's earlier reading of the paper). After the same context, means and sums rank
+  conversations differently only where both lists are non-empty and of different sizes
+  (*semantically appropriate*, *understandable*, *fluent*, *informative*), and in ``<level>_overall``.
+* ``"reference"`` -- the authors' released code: ``L(f) = model(x, labels=x).loss``, the mean token NLL
+  of the whole string ``x = c + " " + eos + " " + f`` over all its positions 1..n-1 (context
+  included), whole conversation as context, and ``score_q = mean_{f in n_q} L(f) - mean_{f in p_q} L(f)``.
 
-``<level>_overall`` is the mean of that level's selected qualities (the authors have no overall).
+A list that is empty (no positive follow-ups for *relevant*, *coherent*, ...) contributes 0, as in
+the authors' code (``sum / max(len, 1)``), so such qualities are a plain, uncentred term.
+``<level>_overall`` is the mean of that level's selected qualities (the paper's "Overall" row).
 
-Implementation: per conversation the text before the follow-ups, ``c + " " + eos``, is run through
-the model once and all distinct follow-ups (``" " + f``) are scored against its cache
-(:class:`dialeval.lm.LMScorer`); the whole-string loss is ``-(log P(prefix) + log P(f | prefix)) / (n-1)``.
-Prefix and follow-up are tokenised separately and the ids concatenated. This equals tokenising the
-whole string because the split is right after ``eos``, a special token that the tokenizer cuts out
-before BPE (checked for every conversation; a tokenizer for which it fails raises ``ValueError``).
+Implementation: per conversation and context the text before the follow-ups, ``c + " " + eos``, is
+run through the model once and all distinct follow-ups (``" " + f``) are scored against its cache
+(:meth:`dialeval.lm.LMScorer.prefix_and_continuation_logprobs`), which also returns ``log P(prefix)``,
+so one pass gives every variant: ``log P(f | c)`` directly and the whole-string loss as
+``-(log P(prefix) + log P(f | prefix)) / (n - 1)``; ``"paper"`` at turn level adds one short pass
+with the last turn as context (:meth:`FEDScorer.score_all`). Prefix and follow-up are tokenised
+separately and the ids concatenated. This equals tokenising the whole string because the split is
+right after ``eos``, a special token that the tokenizer cuts out before BPE (checked for every
+prefix; a tokenizer for which it fails raises ``ValueError``).
 
 Differences from the original code: (1) the spaces around ``eos`` are kept, as modern fast
 tokenizers do (``" <|endoftext|> Hi"`` gives a lone space token and ``"ĠHi"``); the 2020 slow GPT-2
-tokenizer stripped them. (2) It had no truncation; here a text longer than the model window is
-left-truncated by :meth:`LMScorer.continuation_logprobs`, keeping its first token (``eos``), so that
-the longest follow-up scored still fits; the reference-mode loss then covers the kept tokens only.
+tokenizer stripped them. (2) It had no truncation; here a prefix longer than the model window minus
+the longest FED follow-up is left-truncated, keeping its first token (``eos``) and its last tokens
+(the same cut for every quality and variant); the reference-mode loss then covers the kept tokens.
+(3) An empty last turn (an empty generation) is scored as its ``eos`` separator alone; empty earlier
+turns are errors.
 """
 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterable, Sequence
 
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.lm import LMScorer, causal_lm_and_name, conversation_text
+from dialeval.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text
+from dialeval.options import check_choice, check_device, check_number, default_device
 from dialeval.results import make_signature, mean, summarize
 from dialeval.text import check_texts
 
 DEFAULT_MODEL = "microsoft/DialoGPT-large"
 FOLLOWUPS_PATH = Path(__file__).parent / "data" / "fed_followups.json"
-MODES = ("reference", "conditional")
+MODES = ("paper", "conditional", "reference")
+# The default variant of the module, CLI, benchmark and examples: the best measured one against the
+# FED human ratings with the local models (turn-level overall 0.371 vs. 0.166 for "paper" and -0.031
+# for "reference", dialog level tied with "paper"; metrics/fed/README.md, benchmarks/results/fed-*).
+DEFAULT_MODE = "conditional"
+ALL_MODES = "all"  # benchmark option: every variant from one pass
 LEVELS = ("turn", "dialog", "both")
+# Section 6.1: "For relevant, correct and dialog-level metrics, the entire conversation was used."
+FULL_CONTEXT_TURN = ("relevant", "correct")
 
 _DATA = json.loads(FOLLOWUPS_PATH.read_text(encoding="utf-8"))
 _FOLLOWUPS: dict[str, dict[str, dict[str, list[str]]]] = {"turn": _DATA["turn_level"], "dialog": _DATA["dialog_level"]}
@@ -70,24 +93,84 @@ def score_name(level: str, quality: str) -> str:
     return f"{level}_{quality.replace(' ', '_')}"
 
 
+def context_of(mode: str, level: str, quality: str) -> str:
+    """``"last"`` (the last turn alone) or ``"full"`` (the whole conversation): the context a variant
+    scores a quality's follow-ups after. Only ``"paper"`` uses ``"last"`` (Section 6.1)."""
+    if mode == "paper" and level == "turn" and quality not in FULL_CONTEXT_TURN:
+        return "last"
+    return "full"
+
+
+def check_modes(modes: str | Iterable[str]) -> tuple[str, ...]:
+    """``"all"`` or one mode -> a tuple of modes from :data:`MODES`; ValueError names a bad one."""
+    if isinstance(modes, str):
+        return MODES if modes == ALL_MODES else (check_choice("mode", modes, MODES + (ALL_MODES,)),)
+    chosen = tuple(modes)
+    if not chosen:
+        raise ValueError(f"modes is empty: pass some of {MODES}")
+    for mode in chosen:
+        check_choice("mode", mode, MODES)
+    return chosen
+
+
 def check_conversations(conversations: Any) -> list[list[str]]:
-    """Validate a non-empty list of non-empty lists of non-empty strings; ValueError names the item."""
+    """A non-empty list of non-empty lists of strings; only the last turn (the generation) may be
+    empty, and not when it is the only turn. ValueError names the bad item."""
     if isinstance(conversations, str) or not isinstance(conversations, Sequence):
         raise ValueError(f"conversations must be a list of lists of turns, got {type(conversations).__name__}")
     if len(conversations) == 0:
         raise ValueError("conversations is empty: pass at least one conversation")
-    return [check_texts(turns, f"conversations[{i}]") for i, turns in enumerate(conversations)]
+    checked = []
+    for i, turns in enumerate(conversations):
+        turns = check_texts(turns, f"conversations[{i}]", allow_empty=True)
+        for j, turn in enumerate(turns):
+            if not turn.strip() and (j < len(turns) - 1 or len(turns) == 1):
+                raise ValueError(
+                    f"conversations[{i}][{j}] is an empty string; only the last turn of a longer "
+                    "conversation (an empty generation) may be empty"
+                )
+        checked.append(turns)
+    return checked
+
+
+@dataclass
+class ContextScores:
+    """Log-likelihoods after one context: ``prefix`` = ``log P(c + " " + eos)`` (None unless the
+    reference variant needs it) and ``followups[f]`` = ``log P(f | c)``, each ``(sum, token count)``."""
+
+    prefix: LogProb | None
+    followups: dict[str, LogProb]
+
+
+def quality_score(mode: str, level: str, quality: str, contexts: dict[str, ContextScores]) -> float:
+    """One quality's score under one variant (formulas in the module docstring)."""
+    lists = followups(level, quality)
+    scored = contexts[context_of(mode, level, quality)]
+    if mode == "reference":
+        prefix_lp, prefix_n = scored.prefix  # type: ignore[misc]
+
+        def loss(f: str) -> float:
+            lp, n = scored.followups[f]
+            return -(prefix_lp + lp) / (prefix_n + n)
+
+        return _mean0([loss(f) for f in lists["negative"]]) - _mean0([loss(f) for f in lists["positive"]])
+    pos = [scored.followups[f][0] for f in lists["positive"]]
+    neg = [scored.followups[f][0] for f in lists["negative"]]
+    if mode == "paper":
+        return sum(pos) - sum(neg)
+    return _mean0(pos) - _mean0(neg)
 
 
 class FEDScorer:
     """FED scores of conversations (lists of turns; the last turn is the response being rated).
 
-    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` or a loaded ``(model, tokenizer)``
-    pair (kept on its device unless ``device`` is given). ``eos_token`` (default
-    ``tokenizer.eos_token``) must be one special token of the tokenizer. ``qualities`` selects
-    qualities by name (both levels mixed, e.g. ``["interesting", "coherent"]``). ``batch_size``
-    follow-ups go through the model per call; ``dtype`` (e.g. ``torch.bfloat16`` on CUDA) and
-    ``max_length`` (default: the model window) are passed to :class:`dialeval.lm.LMScorer`.
+    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` (loaded on ``device``; ``None``:
+    CUDA when available, else CPU) or a loaded ``(model, tokenizer)`` pair (kept on its device unless
+    ``device`` is given). ``mode`` is the variant :meth:`score` uses unless told otherwise.
+    ``eos_token`` (default ``tokenizer.eos_token``) must be one special token of the tokenizer.
+    ``qualities`` selects qualities by name (both levels mixed, e.g. ``["interesting", "coherent"]``).
+    ``batch_size`` follow-ups go through the model per call; ``dtype`` (e.g. ``torch.bfloat16`` on
+    CUDA) and ``max_length`` (default: the model window) are passed to :class:`dialeval.lm.LMScorer`.
     """
 
     def __init__(
@@ -95,22 +178,29 @@ class FEDScorer:
         model: str | tuple[Any, Any] = DEFAULT_MODEL,
         device: str | None = None,
         batch_size: int = 32,
-        mode: str = "reference",
+        mode: str = DEFAULT_MODE,
         eos_token: str | None = None,
         qualities: Sequence[str] | None = None,
         dtype: torch.dtype | None = None,
         max_length: int | None = None,
     ):
-        if mode not in MODES:
-            raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-        self.mode = mode
+        self.mode = check_choice("mode", mode, MODES)
+        check_number("batch_size", batch_size, minimum=1, integer=True)
         self.qualities = self._select(qualities)
-        lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
+        device = check_device(device)
+        load_on = device if device is not None or isinstance(model, tuple) else default_device()
+        lm, tokenizer, self.model_name = causal_lm_and_name(model, load_on, dtype)
         self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length, dtype=dtype)
         self.tokenizer = tokenizer
         self.eos = eos_token if eos_token is not None else tokenizer.eos_token
         if not self.eos or len(self._ids(self.eos)) != 1 or self.eos not in tokenizer.all_special_tokens:
             raise ValueError(f"eos_token {self.eos!r} must be one special token of the tokenizer")
+        self._suffix_ids = {f: self._ids(" " + f) for lv in ("turn", "dialog") for q in _FOLLOWUPS[lv]
+                            for f in _both(followups(lv, q))}
+        # Room for every FED follow-up, so that the prefix cut is the same for every quality and variant.
+        self._prefix_room = self.scorer.max_length - max(len(ids) for ids in self._suffix_ids.values())
+        if self._prefix_room < 2:
+            raise ValueError(f"max_length {self.scorer.max_length} leaves no room for a conversation")
 
     @staticmethod
     def _select(qualities: Sequence[str] | None) -> dict[str, list[str]]:
@@ -127,50 +217,81 @@ class FEDScorer:
     def _ids(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False)
 
+    def _levels(self, level: str) -> list[str]:
+        check_choice("level", level, LEVELS)
+        levels = [lv for lv in (("turn", "dialog") if level == "both" else (level,)) if self.qualities[lv]]
+        if not levels:
+            raise ValueError(f"no {level}-level quality selected (selected: {self.qualities})")
+        return levels
+
     def score(
-        self, conversations: Sequence[Sequence[str]], level: str = "turn", progress: bool = False
+        self, conversations: Sequence[Sequence[str]], level: str = "turn", progress: bool = False,
+        mode: str | None = None,
     ) -> dict[str, Any]:
-        """Per-quality scores (``turn_interesting``, ``dialog_coherent``, ...) and ``<level>_overall``.
+        """Per-quality scores (``turn_interesting``, ``dialog_coherent``, ...) and ``<level>_overall``
+        under ``mode`` (default: the scorer's); the signature names model, mode and level.
 
         ``level="both"`` scores both sets on the same text, as the authors' ``evaluate`` does; levels
         without a selected quality are left out of ``"both"``.
         """
-        if level not in LEVELS:
-            raise ValueError(f"level must be one of {LEVELS}, got {level!r}")
-        levels = [lv for lv in (("turn", "dialog") if level == "both" else (level,)) if self.qualities[lv]]
-        if not levels:
-            raise ValueError(f"no {level}-level quality selected (selected: {self.qualities})")
-        convs = check_conversations(conversations)
-        per_item: dict[str, list[float]] = {}
-        for index, turns in enumerate(tqdm(convs, disable=not progress, desc="fed")):
-            for name, value in self._score_one(index, turns, levels).items():
-                per_item.setdefault(name, []).append(value)
-        signature = make_signature("fed", model=self.model_name, mode=self.mode, level=level)
-        return summarize(per_item, signature)
+        mode = self.mode if mode is None else check_choice("mode", mode, MODES)
+        return self.score_all(conversations, level, (mode,), progress)[mode]
 
-    def _score_one(self, index: int, turns: list[str], levels: list[str]) -> dict[str, float]:
-        conversation = conversation_text(turns, self.eos)
-        prefix = self._ids(conversation + " " + self.eos)
-        texts = list(dict.fromkeys(f for lv in levels for q in self.qualities[lv] for f in _both(followups(lv, q))))
-        suffixes = [self._ids(" " + f) for f in texts]
-        if self._ids(conversation + " " + self.eos + " " + texts[0]) != prefix + suffixes[0]:
+    def score_all(
+        self, conversations: Sequence[Sequence[str]], level: str = "turn", modes: str | Iterable[str] = MODES,
+        progress: bool = False,
+    ) -> dict[str, dict[str, Any]]:
+        """``{mode: result of score(..., mode=mode)}`` for several variants from one pass per context."""
+        modes = check_modes(modes)
+        levels = self._levels(level)
+        convs = check_conversations(conversations)
+        needed = self._needed(modes, levels)
+        per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
+        for index, turns in enumerate(tqdm(convs, disable=not progress, desc="fed")):
+            contexts = self._score_contexts(index, turns, needed, prefix_logprob="reference" in modes)
+            for m in modes:
+                for lv in levels:
+                    values = {score_name(lv, q): quality_score(m, lv, q, contexts) for q in self.qualities[lv]}
+                    values[f"{lv}_overall"] = mean(list(values.values()))
+                    for name, value in values.items():
+                        per_mode[m].setdefault(name, []).append(value)
+        return {
+            m: summarize(per_mode[m], make_signature("fed", model=self.model_name, mode=m, level=level))
+            for m in modes
+        }
+
+    def _needed(self, modes: Sequence[str], levels: Sequence[str]) -> dict[str, list[str]]:
+        """Context kind (``"full"``/``"last"``) -> the distinct follow-ups to score after it."""
+        needed: dict[str, dict[str, None]] = {}
+        for m in modes:
+            for lv in levels:
+                for q in self.qualities[lv]:
+                    needed.setdefault(context_of(m, lv, q), {}).update(dict.fromkeys(_both(followups(lv, q))))
+        return {kind: list(texts) for kind, texts in needed.items()}
+
+    def _score_contexts(
+        self, index: int, turns: list[str], needed: dict[str, list[str]], prefix_logprob: bool
+    ) -> dict[str, ContextScores]:
+        """One prefix pass per distinct context text (``"last"`` = ``"full"`` for a one-turn conversation)."""
+        texts = {"full": conversation_text(turns, self.eos), "last": conversation_text(turns[-1:], self.eos)}
+        by_text: dict[str, dict[str, None]] = {}
+        for kind, fs in needed.items():
+            by_text.setdefault(texts[kind], {}).update(dict.fromkeys(fs))
+        scored = {text: self._score_context(index, text, list(fs), prefix_logprob) for text, fs in by_text.items()}
+        return {kind: scored[texts[kind]] for kind in needed}
+
+    def _score_context(self, index: int, context: str, texts: list[str], prefix_logprob: bool) -> ContextScores:
+        prefix = self._ids(context + " " + self.eos)
+        suffixes = [self._suffix_ids[f] for f in texts]
+        if self._ids(context + " " + self.eos + " " + texts[0]) != prefix + suffixes[0]:
             raise ValueError(
                 f"conversations[{index}]: tokenising prefix and follow-up separately differs from the whole "
                 f"string; the tokenizer does not split at {self.eos!r}"
             )
-        reference = self.mode == "reference"
-        scored = self.scorer.continuation_logprobs(prefix, suffixes, with_prefix=reference)
-        # reference: mean token loss of the whole string; conditional: log P(f | c).
-        value = {f: (-lp / n if reference else lp) for f, (lp, n) in zip(texts, scored)}
-        out: dict[str, float] = {}
-        for lv in levels:
-            for q in self.qualities[lv]:
-                pos = [value[f] for f in followups(lv, q)["positive"]]
-                neg = [value[f] for f in followups(lv, q)["negative"]]
-                good, bad = (neg, pos) if reference else (pos, neg)
-                out[score_name(lv, q)] = _mean0(good) - _mean0(bad)
-            out[f"{lv}_overall"] = mean([out[score_name(lv, q)] for q in self.qualities[lv]])
-        return out
+        if len(prefix) > self._prefix_room:  # keep the first token (eos) and the most recent ones
+            prefix = prefix[:1] + prefix[len(prefix) - self._prefix_room + 1 :]
+        prefix_lp, scored = self.scorer.prefix_and_continuation_logprobs(prefix, suffixes, prefix_logprob)
+        return ContextScores(prefix_lp, dict(zip(texts, scored)))
 
 
 def _both(entry: dict[str, list[str]]) -> list[str]:

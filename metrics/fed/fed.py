@@ -6,7 +6,10 @@ A thin evaluate wrapper: the implementation is ``dialeval.fed``.
 import datasets
 import evaluate
 import dialeval
-from dialeval.fed import DEFAULT_MODEL, FEDScorer
+from dialeval.fed import DEFAULT_MODE
+from dialeval.fed import FEDScorer
+from dialeval.options import check_known
+from dialeval.runners import default_dialogue_model
 
 _CITATION = """\
 @inproceedings{mehri-eskenazi-2020-unsupervised,
@@ -28,19 +31,28 @@ plays the user, and a response is good on a quality when the model finds positiv
 _KWARGS_DESCRIPTION = """
 Args:
     conversations (list of list of str): the turns of each conversation, oldest first; for
-        turn-level scores the last turn is the system response being rated.
+        turn-level scores the last turn is the system response being rated (it may be empty, an
+        empty generation, and is then scored as the model's EOS; other turns must be non-empty).
     level (str): "turn" (default), "dialog" or "both".
-    model (str): causal LM, a local path or hub id (default microsoft/DialoGPT-large).
-    mode (str): "reference" (the authors' code, default) or "conditional" (the paper's Eq. 1).
+    mode (str): the variant, "conditional" (default, best measured: the paper's Eq. 1 with means
+        over the follow-ups, whole conversation as context), "paper" (Eq. 1 with sums and the
+        Section 6.1 context rule: the last response alone for most turn-level qualities) or
+        "reference" (the authors' code: whole-string loss). The signature names it.
+    model (str, optional): causal LM, a local path, a name under $DIALEVAL_MODELS or a Hub id
+        (default microsoft/DialoGPT-large when it can be had, else the local stand-ins).
     qualities (list of str, optional): subset of quality names.
-    batch_size (int), device (str), eos_token (str, optional).
+    batch_size (int, default 32), device (str, default CUDA when available else CPU),
+    eos_token (str, optional). Any other keyword is a ValueError.
 Returns:
     turn_<quality> / dialog_<quality>: mean score; <name>_scores: per conversation;
     turn_overall / dialog_overall: mean of the level's qualities; signature.
 Examples:
     >>> fed = evaluate.load("dialeval/fed")
-    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="path/to/dialogue-lm")
+    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="smollm2-135m-instruct")
+    >>> results["signature"]  # doctest: +SKIP
+    'metric:fed|model:smollm2-135m-instruct@...|mode:conditional|level:turn|version:...'
 """
+COMPUTE_OPTIONS = ("level", "mode", "model", "qualities", "batch_size", "device", "eos_token")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -55,13 +67,15 @@ class Fed(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2020.sigdial-1.28/"],
         )
 
-    def _compute(self, conversations, level="turn", model=DEFAULT_MODEL, mode="reference", qualities=None,
-                 batch_size=32, device=None, eos_token=None):
-        settings = (model, mode, tuple(qualities) if qualities else None, batch_size, device, eos_token,
+    def _compute(self, conversations, level="turn", mode=DEFAULT_MODE, model=None, qualities=None,
+                 batch_size=32, device=None, eos_token=None, **unknown):
+        check_known("fed compute()", unknown, COMPUTE_OPTIONS)
+        model = model or default_dialogue_model()
+        settings = (model, tuple(qualities) if qualities else None, batch_size, device, eos_token,
                     dialeval.__version__)
         # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
         if getattr(self, "_cached_key", None) != settings:
-            self._cached_scorer = FEDScorer(model, device=device, batch_size=batch_size, mode=mode,
-                                            eos_token=eos_token, qualities=qualities)
+            self._cached_scorer = FEDScorer(model, device=device, batch_size=batch_size, eos_token=eos_token,
+                                            qualities=qualities)
             self._cached_key = settings
-        return self._cached_scorer.score(conversations, level=level)
+        return self._cached_scorer.score(conversations, level=level, mode=mode)
