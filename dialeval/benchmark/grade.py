@@ -1,0 +1,210 @@
+"""Huang et al. 2020 (GRADE), Tables 1-3: coherence metrics vs. human ratings per dialogue model.
+
+``grade(dataset)`` (``grade-convai2`` / ``grade-dailydialog`` / ``grade-empathetic``): Pearson and
+Spearman per dialogue model of GRADE (graph head and no-graph head of one checkpoint) and of
+multiref's single-reference BLEU-4, ROUGE-L and METEOR, beside the published rows of Table 1
+(Transformer-Ranker/Generator) and Table 2 (BERT-Ranker, DialoGPT; ConvAI2 only). Also: keyword
+coverage of the knowledge graph, inference throughput (pairs/s, features + scoring, this CPU).
+
+``grade_ablations()`` (``grade-ablations``, Table 3 on DailyDialog): every checkpoint under
+``$DIALEVAL_CACHE/grade-ablations/<variant>/seed<k>/`` (written by ``training/grade.py``, see
+``metrics/grade/README.md``) scored on the same pair encodings; mean and standard deviation over
+the seeds beside the paper's five-seed means.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+from dialeval import paper
+from dialeval.correlation import correlate
+from dialeval.data import load_grade
+from dialeval.runners import get_runner
+from dialeval.tables import fmt, format_table
+
+PAPER_ID = "huang2020_grade"
+SETS = {"convai2": "ConvAI2", "dailydialog": "DailyDialog", "empathetic": "EmpatheticDialogues"}
+SYSTEMS = {"transformer_ranker": "Transformer-Ranker", "transformer_generator": "Transformer-Generator",
+           "bert_ranker": "BERT-Ranker", "dialogGPT": "DialoGPT"}
+TABLE1_SYSTEMS = ("transformer_ranker", "transformer_generator")
+BASELINES = {"bleu4": ("BLEU-4", "BLEU"), "rougeL": ("ROUGE-L", "ROUGE"), "meteor": ("METEOR", "METEOR")}
+OURS, OURS_NOGRAPH = "GRADE (ours)", "GRADE no graph (ours)"
+ABLATIONS = {  # variant folder -> (our row, paper row of Table 3, graph head?)
+    "full": ("GRADE (N1=N2=10)", "DailyDialog / Our GRADE (N1=10, N2=10)", True),
+    "no-graph": ("no graph branch", "DailyDialog / no graph branch", False),
+    "random-negatives": ("random sampling", "DailyDialog / random sampling", True),
+    "1-hop": ("1-hop (N1=10)", "DailyDialog / 1-hop neighboring representations (N1=10)", True),
+}
+
+
+def _set_name(dataset: str) -> str:
+    name = dataset[len("grade-"):] if dataset.startswith("grade-") else dataset
+    if name not in SETS:
+        raise ValueError(f"unknown GRADE data set {dataset!r}; choose from {['grade-' + s for s in SETS]}")
+    return name
+
+
+def per_system(scores: Sequence[float], items: Sequence[Any]) -> dict[str, Any]:
+    """Correlations per dialogue model and their means (``pearson``, ``spearman``, ``table1_avg4``:
+    the mean of the four Transformer-Ranker/Generator correlations, Table 1's last column)."""
+    out: dict[str, Any] = {"per_system": {}}
+    for system in sorted({it.system for it in items}):
+        idx = [i for i, it in enumerate(items) if it.system == system]
+        out["per_system"][system] = correlate([scores[i] for i in idx], [items[i].score for i in idx]).as_dict()
+    cors = out["per_system"]
+    out["mean"] = {m: statistics.mean(c[m] for c in cors.values()) for m in ("pearson", "spearman")}
+    t1 = [cors[s][m] for s in TABLE1_SYSTEMS if s in cors for m in ("pearson", "spearman")]
+    out["mean"]["table1_avg4"] = statistics.mean(t1) if t1 else None
+    return out
+
+
+def published(name: str) -> dict[str, dict[str, list[float | None]]]:
+    """``{paper metric: {system: [pearson, spearman]}}`` from Tables 1 and 2 for this set."""
+    out: dict[str, dict[str, list[float | None]]] = {}
+    for table_id in ("table1", "table2"):
+        table = paper.table(PAPER_ID, table_id)
+        for row, values in table["rows"].items():
+            set_label, metric = row.split(" / ", 1)
+            if set_label != SETS[name]:
+                continue
+            for system, label in SYSTEMS.items():
+                cols = [f"{label}_turn_{m}" for m in ("pearson", "spearman")]
+                if all(c in table["columns"] for c in cols):
+                    out.setdefault(metric, {})[system] = [values[table["columns"].index(c)] for c in cols]
+            if "average_of_4_correlations" in table["columns"]:
+                out[metric]["table1_avg4"] = [values[table["columns"].index("average_of_4_correlations")]]
+    return out
+
+
+def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: str | None = None) -> dict[str, Any]:
+    """Tables 1-2 for one set (see module docstring)."""
+    from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
+
+    name = _set_name(dataset)
+    items = load_grade(name)
+    scorer = GradeScorer(model or DEFAULT_MODEL, device=device, batch_size=batch_size)
+    contexts, responses = [it.context for it in items], [it.response for it in items]
+    start = time.time()
+    encodings, graphs = scorer.features(contexts, responses)
+    scores = scorer.score_features(encodings, graphs, scorer.head(True))
+    seconds = time.time() - start
+    nograph = scorer.score_features(encodings, graphs, scorer.head(False))
+    metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items)}
+    baseline, multiref_signature = get_runner("multiref")(
+        [{"response": it.response, "references": it.references} for it in items], metrics=list(BASELINES))
+    for key, (label, _) in BASELINES.items():
+        metrics[label] = per_system(baseline[key], items)
+    return {
+        "dataset": f"grade-{name}", "metric": "grade", "n": len(items), "systems": sorted({it.system for it in items}),
+        "metrics": metrics, "paper": published(name), "signature": scorer.signature(True),
+        "signature_nograph": scorer.signature(False), "multiref_signature": multiref_signature,
+        "keyword_coverage": scorer.featurizer.coverage(graphs), "seconds": round(seconds, 1),
+        "pairs_per_second": round(len(items) / seconds, 1),
+        "scores": {OURS: scores, OURS_NOGRAPH: nograph},
+    }
+
+
+def _paper_label(metric: str) -> str | None:
+    if metric in (OURS, OURS_NOGRAPH):
+        return "GRADE" if metric == OURS else None
+    return next((p for label, p in BASELINES.values() if label == metric), None)
+
+
+def format_grade(result: dict[str, Any]) -> str:
+    systems = result["systems"]
+    headers = ["metric"] + [f"{SYSTEMS[s]} {m}" for s in systems for m in ("r", "rho")] + ["mean r", "mean rho", "T1 avg4"]
+    rows = []
+    for metric, values in result["metrics"].items():
+        cors = values["per_system"]
+        rows.append([metric] + [fmt(cors[s][m]) + ("*" if cors[s][f"{m}_p"] > 0.05 else "")
+                                for s in systems for m in ("pearson", "spearman")]
+                    + [fmt(values["mean"]["pearson"]), fmt(values["mean"]["spearman"]), fmt(values["mean"]["table1_avg4"])])
+        label = _paper_label(metric)
+        if label and label in result["paper"]:
+            pub = result["paper"][label]
+            rows.append([f"  paper {label}"] + [fmt((pub.get(s) or [None, None])[i]) for s in systems for i in (0, 1)]
+                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0])])
+    for label in ("BERTScore", "BLEURT", "BERT-RUBER", "ADEM"):
+        if label in result["paper"]:
+            pub = result["paper"][label]
+            rows.append([f"  paper {label}"] + [fmt((pub.get(s) or [None, None])[i]) for s in systems for i in (0, 1)]
+                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0])])
+    cov = result["keyword_coverage"]
+    return "\n".join([
+        f"GRADE benchmark {result['dataset']} (n={result['n']}, {len(systems)} dialogue models x 150): Pearson r / "
+        "Spearman rho with the mean human coherence rating (* p > 0.05)",
+        format_table(headers, rows),
+        f"keyword coverage of the knowledge graph: {fmt(cov['all'])} of keywords (context {fmt(cov['context'])}, "
+        f"response {fmt(cov['response'])}); {fmt(cov['keywords_per_context'], 1)} context / "
+        f"{fmt(cov['keywords_per_response'], 1)} response keywords per pair; responses without keywords "
+        f"{fmt(cov['responses_without_keywords'])}",
+        f"throughput: {result['pairs_per_second']} pairs/s (features + scoring, {result['seconds']} s)",
+        f"grade: {result['signature']}",
+        f"multiref (single reference): {result['multiref_signature']}",
+        f"paper: {paper.source(PAPER_ID, 'table1')} and Table 2; paper's BLEU is unspecified n (ours BLEU-4)",
+    ])
+
+
+def ablation_root() -> Path:
+    from dialeval.resources import cache_dir
+
+    return cache_dir() / "grade-ablations"
+
+
+def grade_ablations(root: str | None = None, batch_size: int = 32, device: str | None = None) -> dict[str, Any]:
+    """Table 3 (see module docstring)."""
+    from dialeval.grade.scorer import GradeScorer
+
+    base = Path(root) if root else ablation_root()
+    folders = {v: sorted(p for p in (base / v).glob("seed*") if (p / "config.json").is_file()) for v in ABLATIONS}
+    if not any(folders.values()):
+        raise FileNotFoundError(f"no GRADE ablation checkpoints under {base}/<variant>/seed<k>/ "
+                                f"(variants {list(ABLATIONS)}); see metrics/grade/README.md")
+    items = load_grade("dailydialog")
+    contexts, responses = [it.context for it in items], [it.response for it in items]
+    first = GradeScorer(next(f for fs in folders.values() for f in fs), device=device, batch_size=batch_size)
+    encodings = first.encoder.encode(contexts, responses, first.config.pair_encoding)
+    out: dict[str, Any] = {"dataset": "grade-ablations", "metric": "grade", "n": len(items),
+                           "systems": list(TABLE1_SYSTEMS), "variants": {}, "paper": paper.table(PAPER_ID, "table3")}
+    for variant, found in folders.items():
+        runs = []
+        for folder in found:
+            scorer = GradeScorer(folder, device=device, batch_size=batch_size)
+            graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+            scores = scorer.score_features(encodings, graphs, scorer.head(ABLATIONS[variant][2]))
+            runs.append({"folder": str(folder), **per_system(scores, items)})
+        if runs:
+            out["variants"][variant] = runs
+    return out
+
+
+def _mean_std(values: list[float]) -> str:
+    if not values:
+        return "n/a"
+    std = statistics.stdev(values) if len(values) > 1 else 0.0
+    return f"{statistics.mean(values):.3f}±{std:.3f}"
+
+
+def format_grade_ablations(result: dict[str, Any]) -> str:
+    table = result["paper"]
+    cols = [f"{SYSTEMS[s]}_turn_{m}" for s in TABLE1_SYSTEMS for m in ("pearson", "spearman")]
+    headers = ["variant", "seeds"] + [f"{SYSTEMS[s]} {m}" for s in TABLE1_SYSTEMS for m in ("r", "rho")] + ["avg4"]
+    rows = []
+    for variant, runs in result["variants"].items():
+        label, paper_row, _ = ABLATIONS[variant]
+        cells = [_mean_std([r["per_system"][s][m] for r in runs]) for s in TABLE1_SYSTEMS for m in ("pearson", "spearman")]
+        rows.append([label, len(runs)] + cells + [_mean_std([r["mean"]["table1_avg4"] for r in runs])])
+        pub = table["rows"].get(paper_row)
+        if pub:
+            rows.append([f"  paper", 5] + [
+                f"{pub[table['columns'].index(c + '_mean')]:.3f}±{pub[table['columns'].index(c + '_std')]:.3f}" for c in cols
+            ] + [f"{pub[table['columns'].index('average_of_4_correlations_mean')]:.3f}"
+                 f"±{pub[table['columns'].index('average_of_4_correlations_std')]:.3f}"])
+    return "\n".join([
+        f"GRADE ablations on DailyDialog (n={result['n']}), mean±std over seeds (Table 3 layout)",
+        format_table(headers, rows),
+        f"paper: {paper.source(PAPER_ID, 'table3')} (five seeds)",
+    ])

