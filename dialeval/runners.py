@@ -9,6 +9,7 @@ Runners load their models once per process (cached on first use).
 from __future__ import annotations
 
 import functools
+import warnings
 from typing import Any, Callable, Sequence
 
 ItemScores = tuple[dict[str, list[float]], str]
@@ -21,85 +22,111 @@ def _split(result: dict[str, Any]) -> ItemScores:
 
 
 @functools.lru_cache(maxsize=4)
-def _multiref_scorer(metrics: tuple[str, ...] | None, word_vectors: str | None):
+def _multiref_scorer(metrics: tuple[str, ...] | str | None, word_vectors: str | None, tooling: str,
+                     meteor: str | None, rouge_beta: float | None, bleu: str):
     from dialeval.multiref import QUALITY_METRICS, MultiRefScorer
 
-    return MultiRefScorer(metrics or QUALITY_METRICS, word_vectors)
+    return MultiRefScorer(QUALITY_METRICS if metrics is None else metrics, word_vectors, rouge_beta, tooling, meteor, bleu)
 
 
 def run_multiref(
-    items: Sequence[dict], metrics: Sequence[str] | None = None, word_vectors: str | None = None
+    items: Sequence[dict], metrics: Sequence[str] | str | None = None, word_vectors: str | None = None,
+    tooling: str = "paper", meteor: str | None = None, rouge_beta: float | None = None, bleu: str = "nltk",
+    population: Sequence[dict] | None = None,
 ) -> ItemScores:
-    """Multi-reference quality of each item's response against its references."""
+    """Multi-reference quality of each item's response against its references
+    (options as :class:`dialeval.multiref.MultiRefScorer`; the signature names every choice).
+
+    ``population`` (the whole input, when ``items`` is one chunk of it) decides the signature's
+    ``nrefs``, so every chunk of one file carries the same signature."""
     for i, item in enumerate(items):
         if not item.get("references"):
             raise ValueError(f"item {i}: multiref needs a non-empty 'references' list")
-    scorer = _multiref_scorer(tuple(metrics) if metrics else None, word_vectors)
-    return _split(scorer.quality([it["response"] for it in items], [it["references"] for it in items]))
+    key = (tuple(metrics) if isinstance(metrics, list) else metrics, word_vectors, tooling, meteor, rouge_beta, bleu)
+    try:
+        hash(key)
+    except TypeError:  # an unhashable (so invalid) option: build uncached, the scorer names it
+        key = (list(key[0]) if isinstance(key[0], tuple) else key[0],) + key[1:]
+        scorer = _multiref_scorer.__wrapped__(*key)
+    else:
+        scorer = _multiref_scorer(*key)
+    result = scorer.quality([it["response"] for it in items], [it["references"] for it in items])
+    if population is not None:
+        result["signature"] = scorer.signature([it.get("references") or [] for it in population], "quality")
+    return _split(result)
 
 
 FED_LOCAL_MODEL = "smollm2-dialogue"  # built by: python training/finetune_lm.py --preset dialogue
 
 
 def preferred_model(hub_id: str, *local_names: str) -> str:
-    """``hub_id`` if it can be had (local copy or reachable Hub), else the first of ``local_names``
-    built under ``models_dir()``, else the last of them (loading it then builds it or raises the
-    resolver's error, which names the training command)."""
-    from dialeval.models import ModelNotFoundError, models_dir, resolve_model
+    """The first of ``hub_id, *local_names`` that can be had now (a local or bundled copy, or a
+    reachable Hub), else the last of them (loading it then builds it or raises the resolver's
+    error, which names the training command)."""
+    from dialeval.models import ModelNotFoundError, resolve_model
 
-    try:
-        resolve_model(hub_id)
-        return hub_id
-    except ModelNotFoundError:
-        return next((n for n in local_names if (models_dir() / n).is_dir()), local_names[-1])
+    for name in (hub_id, *local_names):
+        try:
+            resolve_model(name)
+            return name
+        except (ModelNotFoundError, ValueError):
+            continue
+    return (hub_id, *local_names)[-1]
 
 
 def default_dialogue_model() -> str:
     """FED's model when none is named: DialoGPT-large if it can be had, else the local stand-ins.
 
-    Offline that is the fine-tuned ``smollm2-dialogue`` when ``training/finetune_lm.py`` has built
-    it, else the un-tuned SmolLM2-135M-Instruct; the result's signature names the model used.
+    Offline that is the bundled LoRA dialogue adapter ``dialeval/smollm2-dialogue`` (``hub/``), else
+    a ``smollm2-dialogue`` built by ``training/finetune_lm.py`` under ``$DIALEVAL_MODELS``, else the
+    un-tuned SmolLM2-135M-Instruct; the result's signature names the model used.
     """
     from dialeval.fed import DEFAULT_MODEL
+    from dialeval.hub import NAMESPACE
     from dialeval.lm import LOCAL_LM
 
-    return preferred_model(DEFAULT_MODEL, FED_LOCAL_MODEL, LOCAL_LM)
+    return preferred_model(DEFAULT_MODEL, f"{NAMESPACE}/{FED_LOCAL_MODEL}", FED_LOCAL_MODEL, LOCAL_LM)
 
 
 @functools.lru_cache(maxsize=2)
-def fed_scorer(model: str | None, mode: str, batch_size: int, device: str | None):
+def fed_scorer(model: str | None, batch_size: int, device: str | None):
+    """One loaded FED model per (model, batch_size, device); the variant is chosen per call."""
     from dialeval.fed import FEDScorer
 
-    return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size, mode=mode)
+    return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size)
 
 
 def run_fed(
-    items: Sequence[dict], model: str | None = None, mode: str = "reference", level: str = "turn",
+    items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
     batch_size: int = 32, device: str | None = None, progress: bool = False,
 ) -> ItemScores:
-    """FED of each item's conversation, ``context + [response]`` (the response rated at turn level)."""
-    scorer = fed_scorer(model, mode, batch_size, device)
+    """FED of each item's conversation, ``context + [response]`` (the response rated at turn level),
+    in variant ``mode`` (default :data:`dialeval.fed.DEFAULT_MODE`; the signature names it)."""
+    scorer = fed_scorer(model, batch_size, device)
     conversations = [list(it["context"]) + [it["response"]] for it in items]
-    return _split(scorer.score(conversations, level=level, progress=progress))
+    return _split(scorer.score(conversations, level=level, progress=progress, mode=mode))
 
 
-HOLISTIC_LOCAL_MODEL = "smollm2-dailydialog"  # built by: python training/finetune_lm.py --preset dailydialog
+NLI_LOCAL_MODELS = ("dialeval/minilm-nli", "minilm-nli")  # bundled hub/minilm-nli; built by training/nli.py
 
 
 def default_holistic_model() -> str:
-    """Holistic coherence/fluency LM: GPT-2 if it can be had, else the local DailyDialog fine-tune,
-    else the un-tuned SmolLM2-135M-Instruct."""
+    """Holistic coherence/fluency LM: the bundled DailyDialog fine-tune ``dialeval/smollm2-dailydialog``
+    (Pang et al. fine-tune GPT-2 on DailyDialog; the stand-in carries its stored cutoffs), else the
+    un-tuned SmolLM2-135M-Instruct (its cutoffs are in ``dialeval/data/holistic_cutoffs.json``, written
+    by ``python -m dialeval.calibration --model smollm2-135m-instruct --write``)."""
     from dialeval.holistic import DEFAULT_LM
     from dialeval.lm import LOCAL_LM
 
-    return preferred_model(DEFAULT_LM, HOLISTIC_LOCAL_MODEL, LOCAL_LM)
+    return preferred_model(DEFAULT_LM, LOCAL_LM)
 
 
 def default_nli_model() -> str:
-    """roberta-large-mnli if it can be had, else the local MiniLM NLI model built by training/nli.py."""
-    from dialeval.nli import DEFAULT_NLI, LOCAL_NLI
+    """roberta-large-mnli if it can be had, else the bundled ``dialeval/minilm-nli``, else the local
+    MiniLM NLI model built by ``training/nli.py``."""
+    from dialeval.nli import DEFAULT_NLI
 
-    return preferred_model(DEFAULT_NLI, LOCAL_NLI, DEFAULT_NLI)
+    return preferred_model(DEFAULT_NLI, *NLI_LOCAL_MODELS)
 
 
 @functools.lru_cache(maxsize=2)
@@ -116,56 +143,129 @@ def consistency_scorer(nli: str | None, batch_size: int, device: str | None):
     return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size)
 
 
-def _context_groups(items: Sequence[dict]) -> list[list[int]]:
-    groups: dict[tuple[str, ...], list[int]] = {}
-    for i, item in enumerate(items):
-        groups.setdefault(tuple(item["context"]), []).append(i)
-    return list(groups.values())
+def diversity_key(item: dict) -> tuple[str, Any]:
+    """What groups items for diversity: the explicit ``group`` field, else the identical context."""
+    group = item.get("group")
+    return ("group", str(group)) if group is not None else ("context", tuple(item["context"]))
+
+
+def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> ItemScores:
+    """Each item gets the diversity of all responses in ``population`` sharing its :func:`diversity_key`
+    (NaN when it is alone), so the value does not depend on which other items are scored with it."""
+    from dialeval.holistic import diversity, diversity_signature
+
+    members: dict[tuple[str, Any], list[str]] = {}
+    for item in population:
+        members.setdefault(diversity_key(item), []).append(item["response"])
+    keys = list(dict.fromkeys(k for k in map(diversity_key, items) if len(members.get(k, ())) > 1))
+    values = dict(zip(keys, diversity([members[k] for k in keys])["diversity_scores"])) if keys else {}
+    return {"diversity": [values.get(diversity_key(it), float("nan")) for it in items]}, diversity_signature()
+
+
+@functools.lru_cache(maxsize=4)
+def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect: str, reduction: str | None,
+                  queries: tuple[tuple[str, ...], ...], responses: tuple[str, ...]) -> float:
+    """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input)."""
+    from dialeval.holistic import percentile_cutoff
+
+    scorer = likelihood_scorer(model, batch_size, device)
+    return percentile_cutoff(scorer.raw(aspect, list(responses), list(queries), reduction))
+
+
+def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,
+                cutoff: Any, reduction: str | None, batch_size: int, device: str | None) -> dict[str, Any]:
+    scorer = likelihood_scorer(model, batch_size, device)
+    queries = [it["context"] for it in items]
+    responses = [it["response"] for it in items]
+    label = None
+    if cutoff == "set" and population is not None:  # the whole input's percentile, never a chunk's
+        whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
+        cutoff = _input_cutoff(model, batch_size, device, aspect, reduction, *whole)
+        label = "p5-of-input"
+    return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label)
 
 
 def run_holistic(
-    items: Sequence[dict], aspects: Sequence[str] = ("coherence", "fluency", "diversity", "consistency"),
-    model: str | None = None, nli: str | None = None, cutoff: float | str | None = "auto",
-    batch_size: int = 16, device: str | None = None,
+    items: Sequence[dict], aspects: Sequence[str] | str | None = None, model: str | None = None,
+    nli: str | None = None, cutoff: float | str = "model", reduction: str | None = None,
+    batch_size: int = 16, device: str | None = None, population: Sequence[dict] | None = None,
 ) -> ItemScores:
-    """Holistic aspects of each item: coherence of ``response`` to ``context``, fluency of
-    ``response``, consistency with the responder's earlier turns in ``context`` (alternating), and
-    diversity of all responses given to the same context among ``items`` (each item gets its
-    group's value; NaN for a context answered once; ``dialeval score`` passes chunks of
-    ``--chunk-size`` items, so keep one context's lines within a chunk). Coherence and fluency are
-    normalised with the cutoff stored with the checkpoint when it has one (``cutoff="auto"``: a
-    percentile of a chunk would make scores depend on the chunking), else the 5th percentile of
-    these items."""
-    from dialeval.holistic import ASPECTS, diversity, diversity_signature
+    """Holistic aspects of each item: coherence of ``response`` to ``context`` and fluency of
+    ``response`` (normalised with the model's stored cutoffs by default; ``cutoff="set"`` takes the
+    5th percentile of ``population``, the whole input, when given), consistency with the responder's
+    earlier turns in ``context`` (alternating), and diversity of the responses sharing the item's
+    ``group`` (or, without one, its exact context) in ``population`` (default: ``items``); NaN for an
+    item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
+    ``population``, so no score depends on the chunking.
 
-    if isinstance(aspects, str):
-        aspects = [aspects]
-    unknown = [a for a in aspects if a not in ASPECTS]
-    if unknown:
-        raise ValueError(f"unknown holistic aspect(s) {unknown}; choose from {ASPECTS}")
-    responses = [it["response"] for it in items]
+    ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
+    with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
+    """
+    from dialeval.holistic import ASPECTS, CUTOFF_MODES, REDUCTIONS
+    from dialeval.models import ModelNotFoundError
+    from dialeval.options import check_choice, check_device, check_names, check_number
+
+    explicit = aspects is not None
+    aspects = check_names("aspects", aspects, ASPECTS) if explicit else ASPECTS
+    check_number("batch_size", batch_size, minimum=1, integer=True)
+    device = check_device(device)
+    if reduction is not None:
+        check_choice("reduction", reduction, REDUCTIONS)
+    if not (isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool) and cutoff < 0):
+        check_choice("cutoff (or a negative number)", cutoff, CUTOFF_MODES)
+    items = list(items)
     per_item: dict[str, list[float]] = {}
     signatures = []
     for aspect in aspects:
-        if aspect in ("coherence", "fluency"):
-            scorer = likelihood_scorer(model, batch_size, device)
-            result = scorer.score(aspect, responses, [it["context"] for it in items], cutoff=cutoff)
-        elif aspect == "consistency":
-            result = consistency_scorer(nli, batch_size, device).score([it["context"] for it in items], responses)
-        else:
-            result = {"diversity_scores": [float("nan")] * len(items), "signature": diversity_signature()}
-            groups = [g for g in _context_groups(items) if len(g) > 1]
-            if groups:
-                values = diversity([[responses[i] for i in g] for g in groups])["diversity_scores"]
-                for group, value in zip(groups, values):
-                    for i in group:
-                        result["diversity_scores"][i] = value
+        try:
+            if aspect in ("coherence", "fluency"):
+                result = _likelihood(aspect, items, population, model, cutoff, reduction, batch_size, device)
+            elif aspect == "consistency":
+                scorer = consistency_scorer(nli, batch_size, device)
+                result = scorer.score([it["context"] for it in items], [it["response"] for it in items])
+            else:
+                scores, signature = _diversity_by_group(items, population if population is not None else items)
+                result = {"diversity_scores": scores["diversity"], "signature": signature}
+        except ModelNotFoundError as e:
+            if explicit:
+                raise
+            warnings.warn(f"holistic {aspect} skipped: {e}", stacklevel=2)
+            continue
         per_item.update({k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")})
         signatures.append(result["signature"])
+    if not signatures:
+        raise FileNotFoundError("holistic: no aspect could be scored (every model is missing; see the warnings)")
     return per_item, " ; ".join(signatures)
 
 
-RUNNERS: dict[str, Runner] = {"multiref": run_multiref, "fed": run_fed, "holistic": run_holistic}
+def run_ssrem(items: Sequence[dict], model: str | None = None, scaling: str = "model", mover: str = "sms",
+              word_vectors: str | None = None, device: str | None = None) -> ItemScores:
+    """SSREM (Bak & Oh 2020, :mod:`dialeval.ssrem`) of each item's ``response`` given its ``context``
+    and ``references``. ``scaling="model"`` by default: ``dialeval score`` passes chunks, and the
+    set's min-max would make a score depend on its chunk; ``scaling="set"`` is the paper's
+    normalisation over a whole set."""
+    from dialeval.ssrem import DEFAULT_MODEL, cached_scorer
+
+    for i, item in enumerate(items):
+        if not item.get("references"):
+            raise ValueError(f"item {i}: ssrem needs a non-empty 'references' list")
+    result = cached_scorer(model or DEFAULT_MODEL, word_vectors, device).score(
+        [it["context"] for it in items], [it["response"] for it in items], [it["references"] for it in items],
+        scaling=scaling, mover=mover)
+    return _split(result)
+
+
+def run_grade(items: Sequence[dict], model: str | None = None, graph: bool = True, batch_size: int = 32,
+              device: str | None = None) -> ItemScores:
+    """GRADE coherence of each item's ``response`` to its ``context`` (Huang et al. 2020, :mod:`dialeval.grade`)."""
+    from dialeval.grade.scorer import DEFAULT_MODEL, grade_scorer
+
+    scorer = grade_scorer(model or DEFAULT_MODEL, device, batch_size)
+    return _split(scorer.score([it["context"] for it in items], [it["response"] for it in items], graph=graph))
+
+
+RUNNERS: dict[str, Runner] = {"multiref": run_multiref, "fed": run_fed, "holistic": run_holistic, "ssrem": run_ssrem,
+                              "grade": run_grade}
 
 
 def get_runner(metric: str) -> Runner:

@@ -639,17 +639,3 @@ def heldout_negatives(scorer: SSREMScorer, conversations: Sequence[Sequence[Turn
 @functools.lru_cache(maxsize=2)
 def cached_scorer(model: str, word_vectors: str | None, device: str | None) -> SSREMScorer:
     return SSREMScorer(model, word_vectors, device)
-
-
-def run_ssrem(items: Sequence[dict], model: str | None = None, scaling: str = "model", mover: str = "sms",
-              word_vectors: str | None = None, device: str | None = None) -> tuple[dict[str, list[float]], str]:
-    """SSREM of generic items (``context``, ``response``, ``references``). ``scaling="model"`` by
-    default: ``dialeval score`` passes chunks, and the set's min-max would make a score depend on
-    its chunk; pass ``scaling=set`` for the paper's normalisation over a whole set."""
-    for i, item in enumerate(items):
-        if not item.get("references"):
-            raise ValueError(f"item {i}: ssrem needs a non-empty 'references' list")
-    result = cached_scorer(model or DEFAULT_MODEL, word_vectors, device).score(
-        [it["context"] for it in items], [it["response"] for it in items], [it["references"] for it in items],
-        scaling=scaling, mover=mover)
-    return {k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")}, result["signature"]

@@ -1,6 +1,9 @@
 """Data loaders, the resumable `dialeval score`, and the multiref human-correlation benchmark."""
 
 import json
+import math
+import re
+import time
 
 import pytest
 
@@ -57,11 +60,119 @@ def test_score_resumes_after_interruption(tmp_path, capsys):
     assert out.read_text().splitlines() == full
 
 
-def test_score_rejects_bad_input(tmp_path, capsys):
+@pytest.mark.parametrize("row, message", [
+    ({"context": ["hi", " "], "response": "x", "references": ["x"]}, "'context' turn 1 is empty"),
+    ({"context": [], "response": "x", "references": ["x"]}, "'context' must be a non-empty list"),
+    ({"context": ["hi"], "response": None, "references": ["x"]}, "'response' must be a string"),
+    ({"context": ["hi"], "response": "x", "references": ["ok", ""]}, "'references' must be a list of non-empty"),
+    ({"response": "x"}, r"missing field\(s\) \['context'\]"),
+])
+def test_score_input_error_names_the_file_line(tmp_path, capsys, row, message):
+    """The line in the file (blank lines count), not the index inside a chunk."""
     src = tmp_path / "in.jsonl"
-    _write_jsonl(src, [{"context": ["hi"], "response": "", "references": ["x"]}])
+    good = json.dumps(EXAMPLE_ITEMS[0])
+    src.write_text(f"{good}\n\n{good}\n{json.dumps(row)}\n")
+    began = time.monotonic()
     assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(tmp_path / "o")]) == 2
-    assert "predictions[0] is an empty string" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert "in.jsonl:4: " in err and re.search(message, err), err
+    assert time.monotonic() - began < 5
+
+
+def test_score_runner_error_names_the_file_line(tmp_path, capsys, monkeypatch):
+    """An error a runner raises about item k of a chunk is reported at that item's file line."""
+    from dialeval import runners
+
+    def picky(items):
+        for k, item in enumerate(items):
+            if item["response"] == "bad":
+                raise ValueError(f"predictions[{k}] is not acceptable")
+        return {"x": [1.0] * len(items)}, "metric:picky"
+
+    monkeypatch.setitem(runners.RUNNERS, "multiref", picky)
+    src = tmp_path / "in.jsonl"
+    rows = [dict(EXAMPLE_ITEMS[0], response=r) for r in ("a", "b", "c", "d", "e", "bad")]
+    src.write_text("\n".join(json.dumps(r) for r in rows[:3]) + "\n\n" + "\n".join(json.dumps(r) for r in rows[3:]) + "\n")
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(tmp_path / "o"),
+                 "--chunk-size", "3"]) == 2
+    assert "in.jsonl:7: predictions is not acceptable" in capsys.readouterr().err
+
+
+def test_score_unknown_option_and_bad_chunk_size_are_named(tmp_path, capsys):
+    src = tmp_path / "in.jsonl"
+    _write_jsonl(src, EXAMPLE_ITEMS[:1])
+    base = ["score", "--metric", "multiref", "--input", str(src), "--output", str(tmp_path / "o")]
+    began = time.monotonic()
+    assert main(base + ["--option", "mdoel=x"]) == 2
+    assert "--option for multiref: unknown option(s) ['mdoel']" in capsys.readouterr().err
+    assert main(base + ["--chunk-size", "0"]) == 2
+    assert "--chunk-size must be >= 1" in capsys.readouterr().err
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("\n")
+    assert main(["score", "--metric", "multiref", "--input", str(empty), "--output", str(tmp_path / "e")]) == 2
+    assert "no records" in capsys.readouterr().err
+    assert time.monotonic() - began < 5
+    import torch  # noqa: F401  (imported before the clock starts: the check itself is instant)
+
+    began = time.monotonic()
+    assert main(["score", "--metric", "holistic", "--input", str(src), "--output", str(tmp_path / "h"),
+                 "--option", "device=cuda", "--option", 'aspects=["diversity"]']) == 2
+    assert "has no CUDA" in capsys.readouterr().err
+    assert time.monotonic() - began < 5
+
+
+def test_score_refuses_to_resume_with_other_settings(tmp_path, capsys):
+    """The metric, options and signature are kept beside the output; a rerun that differs is refused."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jsonl(src, EXAMPLE_ITEMS)
+    base = ["score", "--metric", "multiref", "--input", str(src), "--output", str(out)]
+    assert main(base + ["--option", 'metrics=["bleu1"]']) == 0
+    meta = json.loads((tmp_path / "out.jsonl.meta.json").read_text())
+    assert meta["metric"] == "multiref" and meta["options"] == {"metrics": ["bleu1"]} and "bleu" in meta["signature"]
+    before = out.read_text()
+    assert main(base + ["--option", 'metrics=["rougeL"]']) == 2
+    err = capsys.readouterr().err
+    assert "holds scores of options {'metrics': ['bleu1']}" in err and "--overwrite" in err
+    assert out.read_text() == before
+    assert main(base + ["--option", 'metrics=["rougeL"]', "--overwrite"]) == 0
+    assert {tuple(json.loads(l)["scores"]) for l in out.read_text().splitlines()} == {("rougeL",)}
+    (tmp_path / "out.jsonl.meta.json").unlink()
+    assert main(base + ["--option", 'metrics=["rougeL"]']) == 2
+    assert "no out.jsonl.meta.json saying how they were scored" in capsys.readouterr().err
+
+
+def test_score_refuses_a_changed_signature(tmp_path, capsys, monkeypatch):
+    """Same options, but the model or version behind them changed: the earlier lines are not mixed in."""
+    from dialeval import runners
+
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jsonl(src, EXAMPLE_ITEMS)
+    version = {"v": "1"}
+    monkeypatch.setitem(runners.RUNNERS, "multiref",
+                        lambda items: ({"x": [1.0] * len(items)}, f"metric:fake|version:{version['v']}"))
+    args = ["score", "--metric", "multiref", "--input", str(src), "--output", str(out)]
+    assert main(args) == 0
+    out.write_text("".join(out.read_text().splitlines(keepends=True)[:3]))  # interrupted after 3 lines
+    version["v"] = "2"
+    assert main(args) == 2
+    assert "scored as 'metric:fake|version:1'" in capsys.readouterr().err
+    assert len(out.read_text().splitlines()) == 3
+
+
+def test_progress_is_saved_every_few_items_or_seconds(monkeypatch):
+    """Chunks start at a few items and are then sized to take about --save-every seconds."""
+    from dialeval import runners
+    from dialeval.scoring import FIRST_CHUNK, score_chunks
+
+    def slow(items):
+        time.sleep(0.02 * len(items))
+        return {"x": [1.0] * len(items)}, "metric:slow"
+
+    monkeypatch.setitem(runners.RUNNERS, "multiref", slow)
+    sizes = [len(chunk) for _, chunk, _, _ in score_chunks("multiref", [{}] * 12, {}, save_every=0.05)]
+    assert sizes[0] == FIRST_CHUNK == 4 and sum(sizes) == 12 and max(sizes[1:]) <= 2
+    big = [len(chunk) for _, chunk, _, _ in score_chunks("multiref", [{}] * 12, {}, max_chunk=3, save_every=60)]
+    assert big == [3, 3, 3, 3]
 
 
 def test_generic_benchmark_file(tmp_path, capsys):
@@ -96,10 +207,90 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
     monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode: ({"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
     assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"multiref", "fed", "holistic"}
+    assert {"multiref", "fed", "holistic"} <= set(out)
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]
     assert len(out["multiref"]["scores"]["bleu2"]) == 6
     assert main(["examples", "--metrics", "holistic"]) == 0
     table = capsys.readouterr().out
     assert "holistic:coherence" in table and "skipped:" in table and "multiref:" not in table
+
+
+HOLISTIC_ITEMS = [
+    {"id": "a1", "context": ["Do you like to read books?"], "response": "I mostly read science fiction.", "group": "q1"},
+    {"id": "a2", "context": ["Do you enjoy reading books?"], "response": "Yes, history books.", "group": "q1"},
+    {"id": "b1", "context": ["What kind of music do you listen to?"], "response": "", "group": "q2"},
+    {"id": "b2", "context": ["Which music do you like?"], "response": "Jazz and rock!", "group": "q2"},
+    {"id": "c1", "context": ["Hi! How are you doing today?"], "response": "I'm doing well, thanks."},
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_with_cutoffs(tmp_path_factory):
+    from dialeval.holistic import CUTOFFS_FILE
+    from tiny_lm import tiny_gpt2
+
+    path = tmp_path_factory.mktemp("tiny_gpt2_cutoffs")
+    tiny_gpt2(path)
+    (path / CUTOFFS_FILE).write_text(json.dumps({"cutoffs": {"coherence": -7.0, "fluency_sum": -60.0}}))
+    return path
+
+
+@pytest.mark.parametrize("cutoff", [None, "set"])
+def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, cutoff):
+    """One chunk, chunks of 1 and chunks of 2: identical output lines (stored cutoffs by default; the
+    set's percentile, on request, is taken over the whole file; diversity groups by `group`)."""
+    src = tmp_path / "in.jsonl"
+    _write_jsonl(src, HOLISTIC_ITEMS)
+    options = ["--option", f"model={tiny_with_cutoffs}", "--option", 'aspects=["coherence","fluency","diversity"]']
+    if cutoff:
+        options += ["--option", f"cutoff={cutoff}"]
+    outputs = []
+    for size in ("64", "1", "2"):
+        out = tmp_path / f"out{size}.jsonl"
+        assert main(["score", "--metric", "holistic", "--input", str(src), "--output", str(out),
+                     "--chunk-size", size, "--save-every", "0"] + options) == 0
+        outputs.append([json.loads(line) for line in out.read_text().splitlines()])
+    records = outputs[0]
+    for other in outputs[1:]:  # identical, up to float32 rounding of the LM's batched log-probabilities
+        assert [{k: v for k, v in r.items() if k != "scores"} for r in other] == \
+            [{k: v for k, v in r.items() if k != "scores"} for r in records]
+        for mine, theirs in zip(records, other):
+            assert theirs["scores"] == pytest.approx(mine["scores"], rel=1e-6, abs=1e-6, nan_ok=True)
+    assert [r["line"] for r in records] == [1, 2, 3, 4, 5]
+    diversity = [r["scores"]["diversity"] for r in records]
+    assert diversity[0] == diversity[1] and diversity[2] == diversity[3] and diversity[0] != diversity[2]
+    assert math.isnan(diversity[4])  # alone in its group
+    assert all(0.0 <= r["scores"]["coherence"] <= 1.0 for r in records)
+    assert ("p5-of-input" if cutoff else "cutoff:stored") in records[0]["signature"]
+    if cutoff:
+        assert min(r["scores"]["fluency"] for r in records) == 0.0  # the whole file's 5th percentile
+
+
+def test_holistic_default_aspects_skip_a_missing_model(recwarn):
+    from dialeval.models import ModelNotFoundError
+    from dialeval.runners import run_holistic
+
+    items = [dict(it, references=[]) for it in HOLISTIC_ITEMS]
+    per_item, signature = run_holistic(items, model="./no-such-lm", nli="./no-such-nli")
+    assert set(per_item) == {"diversity"} and "aspect:diversity" in signature
+    assert sum("skipped" in str(w.message) for w in recwarn.list) == 3  # coherence, fluency, consistency
+    with pytest.raises(ModelNotFoundError):
+        run_holistic(items, aspects=["consistency"], nli="./no-such-nli")
+
+
+def test_generic_benchmark_scores_in_chunks_like_one_call(tmp_path, monkeypatch):
+    from dialeval.runners import run_multiref
+    from dialeval.scoring import score_all
+
+    items = [dict(it, score=float(i)) for i, it in enumerate(EXAMPLE_ITEMS * 3)]
+    whole, signature = run_multiref(items, metrics=["bleu1"])
+    chunked, chunk_signature = score_all("multiref", items, {"metrics": ["bleu1"]}, progress=False, max_chunk=4)
+    assert chunked == whole and chunk_signature == signature
+
+
+def test_generic_judgment_file_group_field(tmp_path):
+    path = tmp_path / "judged.jsonl"
+    _write_jsonl(path, [dict(HOLISTIC_ITEMS[0], score=3), dict(HOLISTIC_ITEMS[4], score=1, group=7)])
+    items = load_judgment_file(path)
+    assert [it.group for it in items] == ["q1", "7"]

@@ -55,8 +55,10 @@ def test_normalisation_by_hand():
 def test_coherence_and_fluency_equal_plain_loop(tiny, batch_size):
     path, model, tokenizer = tiny
     scorer = LikelihoodScorer(str(path), batch_size=batch_size)
-    coherence = scorer.coherence_raw(QUERIES, RESPONSES)
-    fluency = scorer.fluency_raw(RESPONSES)
+    coherence = scorer.coherence_raw(QUERIES, RESPONSES)  # default: mean (the paper's Eq. 1)
+    fluency = scorer.fluency_raw(RESPONSES, reduction="mean")
+    assert scorer.fluency_raw(RESPONSES) == pytest.approx(  # default: sum
+        [f * len(tokenizer.encode(r)) for f, r in zip(fluency, RESPONSES)], abs=1e-5)
     for q, r, c, f in zip(QUERIES, RESPONSES, coherence, fluency):
         assert c == pytest.approx(plain_mean_logprob(model, tokenizer, q, r), abs=1e-5)
         assert f == pytest.approx(plain_mean_logprob(model, tokenizer, None, r), abs=1e-5)
@@ -65,25 +67,95 @@ def test_coherence_and_fluency_equal_plain_loop(tiny, batch_size):
     assert joined[0] == pytest.approx(coherence[0], abs=1e-6)
 
 
+def plain_token_logprobs(model, prefix, cont) -> list[float]:
+    ids = torch.tensor([prefix + cont])
+    with torch.no_grad():
+        logprobs = torch.log_softmax(model(ids).logits[0].double(), -1)
+    return [logprobs[t - 1, ids[0, t]].item() for t in range(len(prefix), ids.shape[1])]
+
+
+def test_sum_reduction_and_empty_response_as_eos(tiny):
+    """reduction="sum" drops the 1/T_r (the authors' code); an empty response is the EOS token alone."""
+    path, model, tokenizer = tiny
+    scorer = LikelihoodScorer(str(path))
+    eos = tokenizer.eos_token_id
+    mean = scorer.coherence_raw(QUERIES, RESPONSES)
+    total = scorer.coherence_raw(QUERIES, RESPONSES, reduction="sum")
+    lengths = [len(tokenizer.encode(" " + r)) for r in RESPONSES]
+    assert min(lengths) > 1
+    assert total == pytest.approx([m * n for m, n in zip(mean, lengths)], abs=1e-5)
+    empty = scorer.coherence_raw([QUERIES[0], QUERIES[0]], ["", "  "])
+    by_hand = plain_token_logprobs(model, [eos] + tokenizer.encode(QUERIES[0]), [eos])
+    assert empty == pytest.approx(by_hand * 2, abs=1e-5)
+    fluent = scorer.fluency_raw(["", RESPONSES[2]], reduction="sum")
+    assert fluent[0] == pytest.approx(plain_token_logprobs(model, [eos], [eos])[0], abs=1e-5)
+    assert fluent[1] == pytest.approx(sum(plain_token_logprobs(model, [eos], tokenizer.encode(RESPONSES[2]))), abs=1e-5)
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        scorer.fluency_raw(RESPONSES, reduction="max")
+
+
 def test_score_result_cutoffs_and_signature(tiny):
     path, _, _ = tiny
     scorer = LikelihoodScorer(str(path))
-    result = scorer.score("coherence", RESPONSES, QUERIES)
+    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set")
     raw = result["coherence_raw_scores"]
     assert result["coherence_cutoff"] == pytest.approx(percentile_cutoff(raw))
     assert result["coherence_scores"] == pytest.approx(normalise(raw, percentile_cutoff(raw)))
     assert all(0.0 <= s <= 1.0 for s in result["coherence_scores"])
-    assert "aspect:coherence" in result["signature"] and "cutoff:p5-of-set" in result["signature"]
-    fixed = scorer.score("fluency", RESPONSES, cutoff=-100.0)
-    assert fixed["fluency_scores"] == pytest.approx([1 - f / -100.0 for f in fixed["fluency_raw_scores"]])
-    with pytest.raises(ValueError, match="no stored coherence cutoff"):
-        scorer.score("coherence", RESPONSES, QUERIES, cutoff="model")
-    (path / CUTOFFS_FILE).write_text(json.dumps({"cutoffs": {"coherence": -50.0, "fluency": -60.0}}))
-    stored = LikelihoodScorer(str(path)).score("coherence", RESPONSES[:1], QUERIES[:1], cutoff="model")
-    assert stored["coherence_cutoff"] == -50.0 and "cutoff:stored" in stored["signature"]
-    auto = LikelihoodScorer(str(path)).score("fluency", RESPONSES[:1], cutoff="auto")
-    assert auto["fluency_cutoff"] == -60.0
-    (path / CUTOFFS_FILE).unlink()
+    assert "aspect:coherence" in result["signature"] and "|reduction:mean|cutoff:p5-of-set|" in result["signature"]
+    fixed = scorer.score("fluency", RESPONSES, cutoff=-1000.0)
+    assert fixed["fluency_scores"] == pytest.approx([1 - f / -1000.0 for f in fixed["fluency_raw_scores"]])
+    assert "|reduction:sum|cutoff:-1000|" in fixed["signature"]
+    with pytest.raises(ValueError, match="no stored 'coherence' cutoff .*cutoff='set'"):
+        scorer.score("coherence", RESPONSES, QUERIES)  # the default is the model's stored cutoff
+    (path / CUTOFFS_FILE).write_text(json.dumps({"cutoffs": {"coherence": -50.0, "fluency_sum": -60.0,
+                                                             "coherence_sum": -70.0}}))
+    try:
+        stored = LikelihoodScorer(str(path))
+        one = stored.score("coherence", RESPONSES[:1], QUERIES[:1])
+        assert one["coherence_cutoff"] == -50.0 and "cutoff:stored" in one["signature"]
+        assert one["coherence_scores"] == pytest.approx([1 - one["coherence_raw_scores"][0] / -50.0])
+        assert stored.score("coherence", RESPONSES[:1], QUERIES[:1], reduction="sum")["coherence_cutoff"] == -70.0
+        assert stored.score("fluency", RESPONSES[:1])["fluency_cutoff"] == -60.0
+        with pytest.raises(ValueError, match="no stored 'fluency' cutoff"):
+            stored.score("fluency", RESPONSES[:1], reduction="mean")
+    finally:
+        (path / CUTOFFS_FILE).unlink()
+
+
+def test_known_cutoffs_table(tmp_path, monkeypatch):
+    """Models that cannot carry a file (the GGUF-built local SmolLM2) have their cutoffs in dialeval's table."""
+    from dialeval import holistic
+
+    table = tmp_path / "cutoffs.json"
+    table.write_text(json.dumps({"smollm2-135m-instruct": {"cutoffs": {"coherence": -4.5, "fluency_sum": -40.0},
+                                                           "weights": "smollm2-135m-instruct@abc"}}))
+    monkeypatch.setattr(holistic, "KNOWN_CUTOFFS_FILE", table)
+    assert holistic.stored_cutoffs("smollm2-135m-instruct") == {"coherence": -4.5, "fluency_sum": -40.0}
+    assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@abc")["coherence"] == -4.5
+    assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@def") == {}  # other weights
+    assert holistic.stored_cutoffs("some-other-model") == {}
+    folder = tmp_path / "smollm2-135m-instruct"
+    folder.mkdir()
+    (folder / "config.json").write_text("{}")  # what makes a folder a model for resolve_model
+    (folder / holistic.CUTOFFS_FILE).write_text(json.dumps({"cutoffs": {"coherence": -5.0}}))
+    # the model's own file wins; the table completes what it lacks
+    assert holistic.stored_cutoffs(str(folder)) == {"coherence": -5.0, "fluency_sum": -40.0}
+
+
+def test_shipped_cutoffs_table():
+    """dialeval/data/holistic_cutoffs.json (python -m dialeval.calibration): every aspect and reduction
+    for the un-tuned local LM; the sums that dialeval/smollm2-dailydialog's own file lacks, pinned to
+    its weights. Its means there equal the training run's (same 1,000 validation pairs)."""
+    from dialeval.holistic import known_cutoffs
+
+    untuned = known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@a0d0efd9a644")
+    assert untuned == pytest.approx({"coherence": -5.7928, "coherence_sum": -123.578,
+                                     "fluency": -9.4906, "fluency_sum": -151.028}, abs=1e-3)
+    tuned = known_cutoffs("dialeval/smollm2-dailydialog", "dialeval/smollm2-dailydialog@90b38745a64d")
+    assert tuned == pytest.approx({"coherence": -4.55607, "coherence_sum": -103.562,
+                                   "fluency": -5.88270, "fluency_sum": -117.005}, abs=1e-3)
+    assert known_cutoffs("dialeval/smollm2-dailydialog", "dialeval/smollm2-dailydialog@000000000000") == {}
 
 
 def test_likelihood_bad_inputs(tiny):
@@ -91,14 +163,18 @@ def test_likelihood_bad_inputs(tiny):
     scorer = LikelihoodScorer(str(path))
     with pytest.raises(ValueError, match="mismatched lengths"):
         scorer.coherence_raw(QUERIES, RESPONSES[:2])
-    with pytest.raises(ValueError, match=r"responses\[1\] is an empty string"):
-        scorer.fluency_raw(["fine", " "])
+    with pytest.raises(ValueError, match=r"responses\[1\] is None"):
+        scorer.fluency_raw(["fine", None])
     with pytest.raises(ValueError, match=r"queries\[0\]"):
         scorer.coherence_raw([None], ["fine"])
     with pytest.raises(ValueError, match="needs queries"):
         scorer.score("coherence", RESPONSES)
     with pytest.raises(ValueError, match="cutoff must be"):
         scorer.score("fluency", RESPONSES, cutoff="p5")
+    with pytest.raises(ValueError, match="cutoff must be"):
+        scorer.score("fluency", RESPONSES, cutoff=2.0)  # a cutoff is a negative log-likelihood
+    with pytest.raises(ValueError, match="has no CUDA"):
+        LikelihoodScorer(str(path), device="cuda")
 
 
 def test_ngram_entropy_by_hand():
@@ -163,10 +239,18 @@ def test_consistency_with_stub_nli():
     assert tagged["consistency_scores"] == pytest.approx([1 - 0.9])
 
 
+def test_empty_response_asserts_nothing_to_contradict():
+    nli = StubNLI({"A1": 0.8, "A2": 0.2})
+    result = ConsistencyScorer(nli).score([["A1", "B1", "A2", "B2"]] * 2, ["", "reply"])
+    assert result["consistency_scores"] == pytest.approx([1.0, 0.5])
+    assert result["consistency_pairs_scores"] == [0.0, 2.0]
+    assert nli.calls == [[("A1", "reply"), ("A2", "reply")]]
+
+
 @pytest.mark.parametrize("histories, responses, message", [
     ([["a"]], ["x", "y"], "mismatched lengths"),
     ([["a", ""]], ["x"], r"histories\[0\]\[1\] is an empty string"),
-    ([["a"]], [""], r"responses\[0\] is an empty string"),
+    ([["a"]], [None], r"responses\[0\] is None"),
     ("ab", ["x"], "must be lists"),
 ])
 def test_consistency_bad_inputs(histories, responses, message):
@@ -183,8 +267,39 @@ def test_holistic_judgment_sets_load():
     assert len(fluency) == 200 and all(len(it["ratings"]) == 10 for it in fluency)
     assert len(consistency) == 200 and {it["source"] for it in consistency} == {"CTG", "WS"}
     assert all(it["history"] and it["response"] and len(it["ratings"]) == 1 for it in consistency)
-    agreement = inter_rater([it["ratings"] for it in coherence])
-    assert agreement["raters"] == 10 and -1 <= agreement["spearman_mean"] <= agreement["spearman_max"] <= 1
+    coherent = inter_rater([it["ratings"] for it in coherence])
+    fluent = inter_rater([it["ratings"] for it in fluency])
+    # leave-one-rater-out agreement (paper, Tables 3-4: 0.57 / 0.87 and 0.70 / 0.85 Spearman)
+    assert coherent["raters"] == 10
+    assert (coherent["spearman_mean"], coherent["spearman_max"]) == pytest.approx((0.574, 0.870), abs=5e-4)
+    assert (coherent["pearson_mean"], coherent["pearson_max"]) == pytest.approx((0.607, 0.909), abs=5e-4)
+    assert (fluent["spearman_mean"], fluent["spearman_max"]) == pytest.approx((0.698, 0.852), abs=5e-4)
+    assert (fluent["pearson_mean"], fluent["pearson_max"]) == pytest.approx((0.697, 0.877), abs=5e-4)
+
+
+def test_benchmark_prints_published_values_beside_measured_rows():
+    """Table 3 / 4 / 8 values come from paper_tables.json and sit on the rows they compare with."""
+    from dialeval.benchmark.holistic import format_holistic, published_rows
+
+    coherence = published_rows("coherence", ["coherence", "coherence_raw", "inter-rater (mean)", "inter-rater (max)"])
+    assert coherence["coherence"] == {"GPT-2 w/o Fine-tune": [0.59, 0.65], "GPT-2 w/ Fine-tune": [0.67, 0.76]}
+    assert coherence["inter-rater (max)"] == {"Inter-Rater Max": [0.91, 0.87]}
+    assert published_rows("fluency", ["fluency"])["fluency"]["GPT-2 w/ Fine-tune"] == [0.82, 0.81]
+    consistency = published_rows("consistency", ["consistency", "consistency (CTG)", "consistency (WS)"])
+    assert consistency == {"consistency": {}, "consistency (CTG)": {"CTG Dataset": [0.65, 0.66]},
+                           "consistency (WS)": {"WS Dataset": [0.59, 0.64]}}
+    from dialeval import paper
+
+    c = {"spearman": 0.5, "spearman_p": 0.01, "pearson": 0.4, "pearson_p": 0.02, "n": 100}
+    text = format_holistic({
+        "aspect": "consistency", "dataset": "holistic-consistency", "n": 200, "raters": 1, "model": "m",
+        "signature": "sig", "inter_rater": None, "correlations": dict.fromkeys(consistency, c),
+        "published": consistency, "paper": paper.table("pang2020_holistic", "table8"),
+        "paper_source": "Pang et al. 2020, ACL, Table 8",
+    })
+    ctg_row = next(line for line in text.splitlines() if line.startswith("consistency (CTG)"))
+    assert ctg_row.split()[-3:] == ["Dataset", "0.650", "0.660"]
+    assert "Baseline Dataset 0.26 / 0.27" in text and "not transcribed" not in text
 
 
 def test_inter_rater_by_hand():
@@ -203,12 +318,38 @@ def test_evaluate_module_configurations(tiny):
     div = dialeval.load("holistic", "diversity")
     assert div.compute(response_groups=[["a b", "a c"]])["entropy2"] == pytest.approx(math.log(2))
     coherence = dialeval.load("holistic", "coherence")
-    a = coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path))
+    a = coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path), cutoff="set")
     scorer = coherence._cached_scorer
-    b = coherence.compute(queries=[[q] for q in QUERIES], responses=RESPONSES, model=str(path))
+    b = coherence.compute(queries=[[q] for q in QUERIES], responses=RESPONSES, model=str(path), cutoff=-9.0)
     assert coherence._cached_scorer is scorer  # nothing reloaded
     assert a["coherence_raw_scores"] == pytest.approx(b["coherence_raw_scores"])
     fluency = dialeval.load("holistic", "fluency")
     assert len(fluency.compute(responses=RESPONSES, model=str(path), cutoff=-100.0)["fluency_scores"]) == 3
     with pytest.raises(ValueError, match="choose an aspect"):
         dialeval.load("holistic")
+    assert div.compute(response_groups=[["", "a b"]])["entropy1"] == pytest.approx(math.log(2))  # "" adds no n-gram
+
+
+@pytest.mark.parametrize("aspect, kwargs, message", [
+    ("coherence", {"responses": ["fine"]}, r"needs queries=\[\.\.\.\]"),
+    ("coherence", {"queries": [], "responses": []}, "queries must be a non-empty list"),
+    ("fluency", {"responses": []}, "responses must be a non-empty list"),
+    ("fluency", {"responses": ["a"], "mdoel": "x"}, r"unknown option\(s\) \['mdoel'\]"),
+    ("fluency", {"responses": ["a"], "device": "cuda"}, "has no CUDA"),
+    ("fluency", {"predictions": ["a"]}, r"takes responses, not predictions="),
+    ("coherence", {"queries": ["q", "r"], "responses": ["a"]}, "mismatched lengths"),
+    ("consistency", {"histories": [["a"]], "responses": ["b"], "model": "minilm-nli"}, "nli='...'"),
+    ("consistency", {"histories": [["a"]]}, r"needs responses=\[\.\.\.\]"),
+    ("diversity", {"response_groups": [["a", "b"]], "model": "x"}, r"unknown option\(s\) \['model'\]"),
+    ("diversity", {}, r"needs response_groups"),
+])
+def test_evaluate_module_bad_input_names_the_cause(aspect, kwargs, message):
+    import time
+
+    import dialeval
+
+    module = dialeval.load("holistic", aspect)
+    began = time.monotonic()
+    with pytest.raises(ValueError, match=message):
+        module.compute(**kwargs)
+    assert time.monotonic() - began < 5

@@ -11,6 +11,8 @@ from pathlib import Path
 from typing import Any, Callable
 
 from dialeval.benchmark import fed, holistic, multiref
+from dialeval.benchmark import ssrem
+from dialeval.benchmark import grade
 from dialeval.benchmark.common import format_generic, generic
 
 # name -> (metric it belongs to, compute, format)
@@ -21,6 +23,10 @@ NAMED: dict[str, tuple[str, Callable[..., dict], Callable[[dict], str]]] = {
     "holistic-coherence": ("holistic", functools.partial(holistic.holistic, "coherence"), holistic.format_holistic),
     "holistic-fluency": ("holistic", functools.partial(holistic.holistic, "fluency"), holistic.format_holistic),
     "holistic-consistency": ("holistic", functools.partial(holistic.holistic, "consistency"), holistic.format_holistic),
+    **{f"ssrem-{s}": ("ssrem", functools.partial(ssrem.table4, s), ssrem.format_table4) for s in ssrem.TABLE4_SETS},
+    "ssrem-all": ("ssrem", ssrem.table4_all, ssrem.format_table4), "ssrem-heldout": ("ssrem", ssrem.heldout, ssrem.format_heldout),
+    **{f"grade-{s}": ("grade", functools.partial(grade.grade, s), grade.format_grade) for s in grade.SETS},
+    "grade-ablations": ("grade", grade.grade_ablations, grade.format_grade_ablations),
 }
 
 

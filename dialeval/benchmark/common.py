@@ -8,7 +8,6 @@ from typing import Any, Sequence
 
 from dialeval.correlation import correlate
 from dialeval.data import JudgmentItem, load_judgment_file
-from dialeval.runners import get_runner
 from dialeval.tables import fmt, fmt_p, format_table
 
 
@@ -20,10 +19,13 @@ def correlate_all(per_item: dict[str, list[float]], human: Sequence[float]) -> d
     return {name: correlate(scores, human).as_dict() for name, scores in per_item.items()}
 
 
-def generic(metric: str, path: str | Path, **options: Any) -> dict[str, Any]:
-    """Any metric on a generic human-judgment JSONL file: one correlation per sub-metric."""
+def generic(metric: str, path: str | Path, progress: bool = True, **options: Any) -> dict[str, Any]:
+    """Any metric on a generic human-judgment JSONL file: one correlation per sub-metric. Items are
+    scored in chunks behind a progress bar with an estimate (scores do not depend on the chunks)."""
+    from dialeval.scoring import score_all
+
     items = load_judgment_file(path)
-    per_item, signature = get_runner(metric)(items_as_dicts(items), **options)
+    per_item, signature = score_all(metric, items_as_dicts(items), options, progress=progress)
     return {
         "dataset": str(path), "metric": metric, "n": len(items), "signature": signature,
         "correlations": correlate_all(per_item, [it.score for it in items]),

@@ -7,7 +7,7 @@ A thin wrapper: the implementation is ``dialeval.holistic``. One configuration p
 import datasets
 import evaluate
 import dialeval
-from dialeval.holistic import ASPECTS, DEFAULT_LM, DEFAULT_NLI, ConsistencyScorer, LikelihoodScorer, diversity
+from dialeval.holistic import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
 
 _CITATION = """\
 @inproceedings{pang-etal-2020-towards,
@@ -22,34 +22,38 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 Four aspects of open-domain dialogue from pretrained models, without references (Pang et al. 2020):
-context coherence (mean log-likelihood of the response given the query under a causal LM fine-tuned
-on dialogue), fluency (the same for the response alone), both normalised to [0, 1] with the 5th
-percentile as cutoff; diversity (n-gram entropy, n = 1..3, of the responses a model gave to a query
-and its paraphrases); logical self-consistency (1 - mean NLI contradiction probability between a
-response and the same speaker's earlier utterances).
+context coherence (log-likelihood of the response given the query under a causal LM fine-tuned on
+dialogue: the mean over response tokens, the paper's Eq. 1, or the sum, the authors' code), fluency
+(the same for the response alone), both normalised to [0, 1] with a 5th-percentile cutoff stored with
+the model; diversity (n-gram entropy, n = 1..3, of the responses a model gave to a query and its
+paraphrases); logical self-consistency (1 - mean NLI contradiction probability between a response and
+the same speaker's earlier utterances).
 """
 
 _KWARGS_DESCRIPTION = """
 Args, configuration "coherence":
     queries (list of str, or list of list of str): the query (or its turns, joined by spaces).
-    responses (list of str).
+    responses (list of str): empty strings are scored as the model's EOS token.
 Args, configuration "fluency":
     responses (list of str).
-Args, both: model (str, default "gpt2"; a local path or a name under $DIALEVAL_MODELS works),
-    cutoff (None: 5th percentile of the scored set, the paper; "model": the cutoff stored with the
-    checkpoint; "auto": stored if any, else the percentile; or a number), batch_size, device.
+Args, both: model (str, default "dialeval/smollm2-dailydialog", else the un-tuned local SmolLM2;
+    a local path or a name under $DIALEVAL_MODELS works), cutoff ("model": the 5th percentile stored
+    with the model, the default; "set": 5th percentile of the scored set, the paper; or a negative
+    number), reduction ("mean": Eq. 1; "sum": the authors' code; default per aspect, see the card),
+    batch_size, device (default: CUDA when available).
 Args, configuration "diversity":
     response_groups (list of list of str): the responses to a query and its paraphrases (>= 2 each).
 Args, configuration "consistency":
     histories (list of list of str): earlier turns, alternating speakers unless `speakers` is given.
-    responses (list of str): the reply continuing each history.
+    responses (list of str): the reply continuing each history (an empty reply scores 1).
     speakers (list of list of str, optional): the speaker of each history turn;
     response_speakers (list of str, optional): the speaker of each response (default: the speaker
         of the turn before the last).
-    nli (str, default "roberta-large-mnli"), batch_size, device.
+    nli (str, default "roberta-large-mnli", else "dialeval/minilm-nli" offline), batch_size, device.
+Unknown keywords raise a ValueError.
 Returns:
-    <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean
-    token log-likelihood) and <aspect>_cutoff; diversity also entropy1..3; consistency also
+    <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or
+    summed token log-likelihood) and <aspect>_cutoff; diversity also entropy1..3; consistency also
     consistency_pairs (how many earlier utterances were compared); signature.
 Examples:
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
@@ -86,16 +90,27 @@ class Holistic(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2020.acl-main.333/"],
         )
 
-    def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=DEFAULT_LM,
-                 nli=DEFAULT_NLI, cutoff=None, speakers=None, response_speakers=None, batch_size=16, device=None):
+    def compute(self, **kwargs):
+        """Score the inputs of this aspect (see the arguments below); bad arguments raise a ValueError.
+        """
+        # Validate before evaluate stores anything: its own errors for these cases are an IndexError
+        # (empty lists), a TypeError (a missing input, an unknown keyword) or a silently ignored option.
+        check_compute_args(self.config_name, kwargs)
+        return super().compute(**kwargs)
+
+    def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None,
+                 nli=None, cutoff="model", reduction=None, speakers=None, response_speakers=None,
+                 batch_size=16, device=None):
+        from dialeval.runners import default_holistic_model, default_nli_model
+
         aspect = self.config_name
         if aspect == "diversity":
             return diversity(response_groups)
         if aspect == "consistency":
-            scorer = self._scorer(ConsistencyScorer, nli, device=device, batch_size=batch_size)
+            scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size)
             return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
-        scorer = self._scorer(LikelihoodScorer, model, device=device, batch_size=batch_size)
-        return scorer.score(aspect, responses, queries, cutoff=cutoff)
+        scorer = self._scorer(LikelihoodScorer, model or default_holistic_model(), device=device, batch_size=batch_size)
+        return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction)
 
     def _scorer(self, kind, model, **settings):
         # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.

@@ -1,0 +1,103 @@
+"""Scoring a list of items in chunks: the one loop behind ``dialeval score`` and ``dialeval benchmark``
+on a JSONL file.
+
+A runner (:mod:`dialeval.runners`) scores a chunk of items; runners with a ``population`` parameter
+(holistic) also get the whole input, so that what depends on other items (diversity groups, a
+percentile cutoff) is computed over the whole input and no score depends on the chunking. Chunks
+grow from a few items to ``max_chunk`` so that a chunk takes about ``save_every`` seconds: the first
+results are saved within seconds and a long run keeps the models' batches full.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+import time
+from typing import Any, Callable, Iterator, Sequence
+
+from dialeval.options import check_known, check_number
+from dialeval.runners import Runner, get_runner
+
+FIRST_CHUNK = 4
+# "predictions[3] ...", "responses[0][1] ...", "item 2: ...": the index of the failing item in its chunk
+_ITEM_INDEX = re.compile(r"^(?:\w+\[(\d+)\]|item (\d+)\b)")
+
+
+def accepted_options(runner: Runner) -> list[str]:
+    """The keyword options a runner takes (its parameters after the items, ``population`` excluded)."""
+    params = list(inspect.signature(runner).parameters.values())[1:]
+    return [p.name for p in params if p.name != "population" and p.kind is not p.VAR_KEYWORD]
+
+
+def check_options(metric: str, options: dict[str, Any]) -> None:
+    """``ValueError`` naming an option the metric's runner does not take (instead of a ``TypeError``)."""
+    check_known(f"--option for {metric}", options, accepted_options(get_runner(metric)))
+
+
+def _takes_population(runner: Runner) -> bool:
+    return "population" in inspect.signature(runner).parameters
+
+
+def _named(error: ValueError, start: int, size: int, where: Callable[[int], str]) -> ValueError:
+    """The error, prefixed with where its item is (the file line) and without the item's index inside
+    the chunk (``predictions[2] is ...`` -> ``in.jsonl:7: predictions is ...``), or the chunk's range."""
+    text = str(error)
+    match = _ITEM_INDEX.match(text)
+    index = next((int(g) for g in match.groups() if g is not None), None) if match else None
+    if index is not None and index < size:
+        rest = text[match.end():].lstrip(": ") if match.group(2) is not None else text.replace(f"[{index}]", "", 1)
+        return ValueError(f"{where(start + index)}: {rest}")
+    if size == 1:
+        return ValueError(f"{where(start)}: {error}")
+    return ValueError(f"{where(start)} to {where(start + size - 1)}: {error}")
+
+
+def score_chunks(
+    metric: str, items: Sequence[dict], options: dict[str, Any], start: int = 0, max_chunk: int = 64,
+    save_every: float = 10.0, where: Callable[[int], str] = lambda i: f"item {i}", stop: int | None = None,
+) -> Iterator[tuple[int, list[dict], dict[str, list[float]], str]]:
+    """Yield ``(first index, chunk items, {sub-metric: per-item scores}, signature)`` for the items
+    ``start`` to ``stop`` (default: the end); the whole of ``items`` is the population (a shard of
+    :mod:`dialeval.sharding` scores its range with the same population as a single process).
+
+    ``where(i)`` names item ``i`` in errors (the CLI: ``file:line``); a ``ValueError`` of a chunk is
+    re-raised naming its item.
+    """
+    check_number("max_chunk", max_chunk, minimum=1, integer=True)
+    check_number("save_every", save_every, minimum=0)
+    runner = get_runner(metric)
+    check_options(metric, options)
+    extra = {"population": list(items)} if _takes_population(runner) else {}
+    size = min(FIRST_CHUNK, max_chunk)
+    end = len(items) if stop is None else stop
+    while start < end:
+        chunk = list(items[start : min(start + size, end)])
+        began = time.monotonic()
+        try:
+            per_item, signature = runner(chunk, **options, **extra)
+        except ValueError as e:
+            raise _named(e, start, len(chunk), where) from e
+        yield start, chunk, per_item, signature
+        start += len(chunk)
+        per_item_seconds = max(time.monotonic() - began, 1e-3) / len(chunk)
+        size = max(1, min(max_chunk, int(save_every / per_item_seconds)))
+
+
+def score_all(metric: str, items: Sequence[dict], options: dict[str, Any], progress: bool = True,
+              max_chunk: int = 64) -> tuple[dict[str, list[float]], str]:
+    """Every item's scores and the signature, in chunks behind a progress bar with an estimate."""
+    from tqdm.auto import tqdm
+
+    per_item: dict[str, list[float]] = {}
+    signatures = set()
+    with tqdm(total=len(items), desc=f"{metric} items", disable=not progress, unit="item") as bar:
+        for start, chunk, scores, signature in score_chunks(metric, items, options, max_chunk=max_chunk):
+            for name, values in scores.items():
+                per_item.setdefault(name, [float("nan")] * start).extend(values)
+            for values in per_item.values():  # a sub-metric missing from a chunk stays NaN there
+                values.extend([float("nan")] * (start + len(chunk) - len(values)))
+            signatures.add(signature)
+            bar.update(len(chunk))
+    if len(signatures) != 1:
+        raise ValueError(f"{metric}: the chunks were scored with different settings: {sorted(signatures)}")
+    return per_item, signatures.pop()
