@@ -1,10 +1,14 @@
 """The ``dialeval`` command line.
 
 * ``dialeval examples`` — score ``examples/dialogues.jsonl`` with every metric that runs offline.
-* ``dialeval score --metric M --input IN.jsonl --output OUT.jsonl`` — resumable batch scoring.
+* ``dialeval score --metric M --input IN.jsonl --output OUT.jsonl`` — resumable batch scoring: the
+  metric, its options and the result signature are kept in ``OUT.jsonl.meta.json``; a rerun with
+  other settings is refused (``--overwrite`` starts again), progress is saved every few seconds.
 * ``dialeval benchmark --metric M --dataset D`` — correlation with human judgment.
 * ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
+
+Input errors name the file and line (``in.jsonl:7: ...``).
 """
 
 from __future__ import annotations
@@ -16,8 +20,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from dialeval import augment
-from dialeval.data import REPO_ROOT, JudgmentItem, completed_lines, read_jsonl
+from dialeval.data import REPO_ROOT, JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
+from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
 from dialeval.tables import fmt, format_table
 
 EXAMPLES = REPO_ROOT / "examples" / "dialogues.jsonl"
@@ -27,6 +32,7 @@ HEADLINE = {
     "fed": ("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
     "holistic": ("coherence", "fluency", "diversity", "consistency"),
 }
+META_SUFFIX = ".meta.json"
 
 
 def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -43,49 +49,125 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 
-def _validated_items(rows: list[dict], source: str) -> list[dict]:
-    items = []
-    for i, row in enumerate(rows):
-        row = {"score": 0.0, **row}  # scoring input needs no human score
-        item = vars(JudgmentItem.from_dict(row, f"{source}:{i + 1}"))
+def _read_items(path: str | Path) -> tuple[list[dict], list[int]]:
+    """The scoring input as item dicts (no human score needed) and each item's file line."""
+    items, lines = [], []
+    for line, row in read_numbered_jsonl(path):
+        row = {"score": 0.0, **row} if isinstance(row, dict) else row
+        item = vars(JudgmentItem.from_dict(row, f"{path}:{line}"))
         item.pop("score")
         items.append(item)
-    return items
+        lines.append(line)
+    if not items:
+        raise ValueError(f"{path}: no records (expected one JSON object per line)")
+    return items, lines
+
+
+def meta_path(output: Path) -> Path:
+    """Where ``dialeval score`` keeps how ``output`` was scored: ``<output>.meta.json``."""
+    return output.with_name(output.name + META_SUFFIX)
+
+
+def _resume_point(output: Path, settings: dict[str, Any], n_items: int) -> tuple[int, str | None]:
+    """``(lines already scored, their signature)``; ``ValueError`` when they were scored otherwise."""
+    done = completed_lines(output)
+    if not done:
+        return 0, None
+    restart = "pass --overwrite to start again, or another --output"
+    meta = meta_path(output)
+    if not meta.is_file():
+        raise ValueError(f"{output} has {done} lines but no {meta.name} saying how they were scored; {restart}")
+    stored = json.loads(meta.read_text(encoding="utf-8"))
+    for key in ("metric", "options"):
+        if stored.get(key) != settings[key]:
+            raise ValueError(
+                f"{output} holds scores of {key} {stored.get(key)!r}, this run asks for {settings[key]!r}; {restart}")
+    if done > n_items:
+        raise ValueError(f"{output} has {done} lines but the input only {n_items} items: wrong pair of files? {restart}")
+    return done, stored.get("signature")
+
+
+def _write_meta(output: Path, settings: dict[str, Any], signature: str | None) -> None:
+    meta_path(output).write_text(json.dumps({**settings, "signature": signature}, indent=1) + "\n", encoding="utf-8")
+
+
+def _shard(args: argparse.Namespace) -> tuple[int, int]:
+    """``(num_shards, index)``: ``--num-shards``/``--shard-index``, else the launcher's processes
+    (``accelerate launch``, ``torchrun``), else one shard."""
+    if args.num_shards is None and args.shard_index is None:
+        return launcher_shard() or (1, 0)
+    if args.num_shards is None or args.shard_index is None:
+        raise ValueError("give --num-shards and --shard-index together")
+    return args.num_shards, args.shard_index
+
+
+def _launcher_device(metric: str, options: dict[str, Any]) -> dict[str, Any]:
+    """``{"device": "cuda:<LOCAL_RANK>"}`` under a multi-process launcher on GPUs when the metric takes
+    a device and none was given, else ``{}``."""
+    from dialeval.scoring import accepted_options
+
+    device = launcher_device()
+    if device is None or "device" in options or "device" not in accepted_options(get_runner(metric)):
+        return {}
+    return {"device": device}
 
 
 def cmd_score(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
-    runner = get_runner(args.metric)
+    from dialeval.options import check_number
+    from dialeval.scoring import check_options, score_chunks
+
+    check_number("--chunk-size", args.chunk_size, minimum=1, integer=True)
+    check_number("--save-every", args.save_every, minimum=0)
     options = _parse_options(args.option)
-    items = _validated_items(read_jsonl(args.input), args.input)
-    output = Path(args.output)
-    done = completed_lines(output)
-    if done > len(items):
-        raise ValueError(f"{output} has {done} lines but {args.input} only {len(items)}: wrong pair of files?")
-    summary: dict[str, list[float]] = {}
-    with open(output, "a", encoding="utf-8") as out, tqdm(total=len(items), initial=done, desc=args.metric) as bar:
-        for start in range(done, len(items), args.chunk_size):
-            chunk = items[start : start + args.chunk_size]
-            per_item, signature = runner(chunk, **options)
+    check_options(args.metric, options)
+    items, lines = _read_items(args.input)
+    num_shards, index = _shard(args)
+    shard = shard_range(len(items), num_shards, index)
+    output = Path(args.output) if num_shards == 1 else shard_path(args.output, index, num_shards)
+    if args.overwrite:
+        for path in (output, meta_path(output)):
+            path.unlink(missing_ok=True)
+    settings = {"metric": args.metric, "options": options, "input": str(args.input), "items": len(shard)}
+    if num_shards > 1:
+        settings["shard"] = {"index": index, "num_shards": num_shards, "total_items": len(items)}
+    done, expected = _resume_point(output, settings, len(shard))
+    _write_meta(output, settings, expected)
+    run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
+    with open(output, "a", encoding="utf-8") as out, \
+            tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
+        chunks = score_chunks(args.metric, items, run_options, start=shard.start + done, stop=shard.stop,
+                              max_chunk=args.chunk_size, save_every=args.save_every,
+                              where=lambda i: f"{args.input}:{lines[i]}")
+        for start, chunk, per_item, signature in chunks:
+            if expected is None:
+                expected = signature
+                _write_meta(output, settings, signature)
+            elif signature != expected:
+                raise ValueError(
+                    f"{output}: its lines were scored as {expected!r}, this run scores as {signature!r} "
+                    "(another model or version); pass --overwrite to start again, or another --output")
             for k, item in enumerate(chunk):
                 scores = {name: values[k] for name, values in per_item.items()}
-                record = {"line": start + k + 1, "id": item.get("id"), "scores": scores, "signature": signature}
+                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores, "signature": signature}
                 out.write(json.dumps(record) + "\n")
-                for name, value in scores.items():
-                    summary.setdefault(name, []).append(value)
             out.flush()
             bar.update(len(chunk))
     if args.json:
-        print(json.dumps({"output": str(output), "scored": len(items) - done, "skipped": done}))
+        print(json.dumps({"output": str(output), "scored": len(shard) - done, "skipped": done}))
     else:
-        print(f"wrote {len(items) - done} new lines to {output} ({done} already there, skipped)")
+        print(f"wrote {len(shard) - done} new lines to {output} ({done} already there, skipped)")
     return 0
 
 
 def cmd_benchmark(args: argparse.Namespace) -> int:
     from dialeval.benchmark import run_benchmark
 
+    if args.all:
+        return _benchmark_all(args)
+    if not args.metric:
+        raise ValueError("benchmark needs --metric (or --all for every metric on every set)")
     if args.aspect and args.dataset:
         raise ValueError("give --aspect or --dataset, not both")
     dataset = f"{args.metric}-{args.aspect}" if args.aspect else args.dataset
@@ -98,6 +180,28 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     return 0
 
 
+def _benchmark_all(args: argparse.Namespace) -> int:
+    """``dialeval benchmark --all``: the meta-evaluation grid (:mod:`dialeval.benchmark.grid`)."""
+    from dialeval.benchmark.grid import run_grid, summary_table, write_outputs
+
+    if args.dataset or args.aspect or args.option:
+        raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
+    if not args.output_dir:
+        raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
+    result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
+                      refresh=args.refresh, n_resamples=args.resamples)
+    paths = write_outputs(result, args.output_dir)
+    print(json.dumps({k: str(v) for k, v in paths.items()}) if args.json else summary_table(result))
+    print(f"wrote {paths['markdown']}, {paths['json']} and {Path(args.output_dir) / 'plots'}/", file=sys.stderr)
+    return 0
+
+
+def cmd_merge(args: argparse.Namespace) -> int:
+    total = merge_shards(args.output, args.shards or None)
+    print(f"merged {total} items into {args.output}")
+    return 0
+
+
 # What `dialeval examples` runs: (metric, options) jobs; a job whose model is missing is skipped
 # with the resolver's message (holistic consistency needs the NLI model, the rest runs on SmolLM2).
 # FED runs the paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with
@@ -107,13 +211,14 @@ EXAMPLE_JOBS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("fed", {"mode": "conditional"}),
     ("holistic", {"aspects": ["coherence", "fluency", "diversity"]}),
     ("holistic", {"aspects": ["consistency"]}),
+    ("ssrem", {}),
 )
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
-    items = _validated_items(read_jsonl(args.input), str(args.input))
+    items, _ = _read_items(args.input)
     results: dict[str, Any] = {}
     for metric, options in EXAMPLE_JOBS:
         if args.metrics and metric not in args.metrics:
@@ -166,25 +271,47 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--metric", required=True, choices=sorted(RUNNERS))
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True)
-    p.add_argument("--chunk-size", type=int, default=64, help="items scored between two flushes")
+    p.add_argument("--chunk-size", type=int, default=64,
+                   help="at most this many items per runner call (scores do not depend on it)")
+    p.add_argument("--save-every", type=float, default=10.0, metavar="SECONDS",
+                   help="chunks are sized so that progress is saved about this often")
+    p.add_argument("--overwrite", action="store_true", help="discard an existing --output and start again")
+    p.add_argument("--num-shards", type=int, help="split the input into this many contiguous shards (see dialeval merge)")
+    p.add_argument("--shard-index", type=int, help="score this shard (0-based) into OUT.shard-I-of-N.jsonl")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. --option metrics='[\"bleu2\"]'")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=cmd_score)
 
     p = sub.add_parser("benchmark", help="correlation with human judgment")
-    p.add_argument("--metric", required=True, choices=sorted(RUNNERS))
+    p.add_argument("--metric", choices=sorted(RUNNERS))
     p.add_argument("--dataset", help="a named data set or a JSONL file")
     p.add_argument("--aspect", choices=("coherence", "fluency", "consistency"),
                    help="holistic: the Pang et al. set of this aspect (same as --dataset holistic-<aspect>)")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.add_argument("--save", metavar="FILE.json", help="also write the result as JSON to this file")
+    p.add_argument("--all", action="store_true", help="every metric x every human-judgment set (meta-evaluation)")
+    p.add_argument("--output-dir", help="--all: folder for metaeval.md, metaeval.json and plots/")
+    p.add_argument("--metrics", nargs="+", help="--all: only these metrics (grid job names or runner names)")
+    p.add_argument("--datasets", nargs="+", help="--all: only these sets (names or JSONL files)")
+    p.add_argument("--refresh", action="store_true", help="--all: rescore instead of reading cached scores")
+    p.add_argument("--resamples", type=int, default=1000, help="--all: bootstrap resamples per interval")
     p.set_defaults(func=cmd_benchmark)
+
+    p = sub.add_parser("merge", help="join the shard outputs of dialeval score --num-shards")
+    p.add_argument("--output", required=True, help="the OUT.jsonl whose OUT.shard-I-of-N.jsonl files to join")
+    p.add_argument("shards", nargs="*", help="shard files (default: every OUT.shard-*-of-*.jsonl)")
+    p.set_defaults(func=cmd_merge)
 
     p = sub.add_parser("augment", help="paraphrase queries for holistic diversity (WordNet substitution / CTG)")
     augment.add_arguments(p)
     p.set_defaults(func=augment.run)
+
+    from dialeval import publish
+    p = sub.add_parser("publish", help="validate (--dry-run) and upload a hub/<name> folder to the Hub")
+    publish.add_arguments(p)
+    p.set_defaults(func=publish.run)
 
     p = sub.add_parser("register", help="register the evaluate modules for offline evaluate.load")
     p.set_defaults(func=cmd_register)
@@ -192,6 +319,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from dialeval.quiet import quiet_third_party
+
+    quiet_third_party()
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)

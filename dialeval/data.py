@@ -328,3 +328,11 @@ def load_grade(dataset: str) -> list[JudgmentItem]:
                 id=f"{folder}/{model_dir.name}/{i}",
             ))
     return items
+
+
+def load_dataset(name_or_path: str | Path):
+    """A human-judgment set (``"fed-turn"``, ``"grade-convai2"``, ... or a generic JSONL file) as a
+    ``datasets.Dataset``; the sets and their columns are listed in :mod:`dialeval.judgments`."""
+    from dialeval.judgments import load_dataset as load
+
+    return load(name_or_path)

@@ -127,3 +127,31 @@ def test_published_values_come_from_the_papers_tables():
     assert published("holistic-coherence", "holistic", "coherence")[0] == 0.76
     assert published("grade-convai2", "grade", "grade")[0] == 0.579
     assert published("holistic-fluency", "multiref", "bleu2") is None
+
+
+def test_cli_benchmark_all_writes_the_table_json_and_plots(rated_file, tmp_path, monkeypatch, capsys):
+    from dialeval.cli import main
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    out = tmp_path / "grid"
+    assert main(["benchmark", "--all", "--output-dir", str(out), "--metrics", "multiref",
+                 "--datasets", str(rated_file), "--resamples", "20"]) == 0
+    assert "multiref:meteor" in capsys.readouterr().out
+    assert {p.name for p in out.iterdir()} == {"metaeval.md", "metaeval.json", "plots"}
+    assert main(["benchmark", "--all", "--metrics", "multiref"]) == 2
+    assert "--output-dir" in capsys.readouterr().err
+    assert main(["benchmark", "--dataset", "multiref-mturk"]) == 2
+    assert "--metric" in capsys.readouterr().err
+
+
+def test_every_named_set_loads_as_a_dataset():
+    from dialeval.data import load_dataset
+
+    sizes = {"fed-turn": 375, "fed-dialog": 125, "grade-convai2": 600, "grade-dailydialog": 300,
+             "grade-empathetic": 300, "holistic-coherence": 200, "holistic-fluency": 200,
+             "holistic-consistency": 200, "multiref-mturk": 500}
+    for name, n in sizes.items():
+        ds = load_dataset(name)
+        assert ds.num_rows == n, name
+        assert {"context", "response", "score", "references", "system"} <= set(ds.column_names)
+    assert load_dataset("fed-turn")[0]["score"] == 2.6  # mean "Overall" rating of the first item
