@@ -199,7 +199,7 @@ def format_grade_ablations(result: dict[str, Any]) -> str:
         rows.append([label, len(runs)] + cells + [_mean_std([r["mean"]["table1_avg4"] for r in runs])])
         pub = table["rows"].get(paper_row)
         if pub:
-            rows.append([f"  paper", 5] + [
+            rows.append(["  paper", 5] + [
                 f"{pub[table['columns'].index(c + '_mean')]:.3f}±{pub[table['columns'].index(c + '_std')]:.3f}" for c in cols
             ] + [f"{pub[table['columns'].index('average_of_4_correlations_mean')]:.3f}"
                  f"±{pub[table['columns'].index('average_of_4_correlations_std')]:.3f}"])
