@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Every human-correlation benchmark, raw and fine-tuned local models, one table file each.
-# Usage: bash benchmarks/correlations.sh [OUT_DIR]   (2-core CPU: about 1.5 h; FED dominates,
-# 3-7 min per FED-dialog run and 12-25 min per FED-turn run)
+# Every per-metric human-correlation benchmark, bundled and un-tuned models, one table file each.
+# Usage: bash benchmarks/correlations.sh [OUT_DIR]   (2-core CPU, uncontended: about 1.5-2 h; FED
+# dominates, 15-30 min per model for both levels with all three variants in one pass)
 set -euo pipefail
 out="${1:-benchmarks/results}"
 mkdir -p "$out"
@@ -11,15 +11,21 @@ run() {  # name, then dialeval benchmark arguments
   dialeval benchmark "$@" --save "$out/$name.json" | tee "$out/$name.txt"
 }
 run multiref-mturk --metric multiref --dataset multiref-mturk
-for model in smollm2-dailydialog smollm2-135m-instruct; do
+run multiref-mturk-dialeval --metric multiref --dataset multiref-mturk --option tooling=dialeval
+for model in dialeval/smollm2-dailydialog smollm2-135m-instruct; do
   for aspect in coherence fluency; do
-    run "holistic-$aspect-$model" --metric holistic --aspect "$aspect" --option "model=$model"
+    run "holistic-$aspect-${model#dialeval/}" --metric holistic --aspect "$aspect" --option "model=$model"
   done
 done
-run holistic-consistency-minilm-nli --metric holistic --aspect consistency --option nli=minilm-nli
-for model in smollm2-dialogue smollm2-135m-instruct; do
+run holistic-consistency-minilm-nli --metric holistic --aspect consistency --option nli=dialeval/minilm-nli
+for model in dialeval/smollm2-dialogue smollm2-135m-instruct; do
   for set in fed-turn fed-dialog; do
-    run "$set-$model" --metric fed --dataset "$set" --option "model=$model"
-    run "$set-$model-conditional" --metric fed --dataset "$set" --option "model=$model" --option mode=conditional
+    run "$set-${model#dialeval/}" --metric fed --dataset "$set" --option "model=$model" --option mode=all
   done
+done
+for set in convai2 dailydialog empathetic ablations; do
+  run "grade-$set" --metric grade --dataset "grade-$set"
+done
+for set in multiref-mturk grade-convai2 grade-dailydialog grade-empatheticdialogues heldout; do
+  run "ssrem-$set" --metric ssrem --dataset "ssrem-$set"
 done

@@ -215,6 +215,15 @@ EXAMPLE_JOBS: tuple[tuple[str, dict[str, Any]], ...] = (
 )
 
 
+def _say_fed_fallback(signatures: Sequence[str]) -> None:
+    """Say when FED did not run on the paper's DialoGPT-large (offline: the bundled dialogue adapter)."""
+    from dialeval.fed import DEFAULT_MODEL
+
+    if any(f"model:{DEFAULT_MODEL}" not in s for s in signatures):
+        print(f"fed: the paper's {DEFAULT_MODEL} cannot be had here (offline or not cached); scored with the "
+              "model named in the signature above (the bundled dialeval/smollm2-dialogue by default)")
+
+
 def cmd_examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
@@ -244,6 +253,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
     for metric, r in results.items():
         for line in r["signatures"] + [f"skipped: {reason}" for reason in r["skipped"]]:
             print(f"{metric}: {line}")
+    _say_fed_fallback(results.get("fed", {}).get("signatures", []))
     return 0
 
 

@@ -214,6 +214,8 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
     assert main(["examples", "--metrics", "holistic"]) == 0
     table = capsys.readouterr().out
     assert "holistic:coherence" in table and "skipped:" in table and "multiref:" not in table
+    assert main(["examples", "--metrics", "fed"]) == 0  # the fake FED signature names no DialoGPT-large
+    assert "fed: the paper's microsoft/DialoGPT-large cannot be had here" in capsys.readouterr().out
 
 
 HOLISTIC_ITEMS = [
