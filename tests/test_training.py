@@ -35,6 +35,12 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
 
     fed = FEDScorer(str(out), qualities=["interesting"])
     assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
+    if preset == "dailydialog":  # the cutoffs of both reductions travel with the weights
+        from dialeval.holistic import LikelihoodScorer, read_cutoffs
+
+        assert set(read_cutoffs(out)) == {"coherence", "coherence_sum", "fluency", "fluency_sum"}
+        result = LikelihoodScorer(str(out)).score("fluency", ["hello , how are you ?"])
+        assert "reduction:sum" in result["signature"] and "cutoff:stored" in result["signature"]
 
 
 def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp_path):

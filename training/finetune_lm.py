@@ -89,20 +89,16 @@ def perplexity(model, windows: torch.Tensor, batch_size: int) -> float:
 
 
 def calibrate_holistic(model, tokenizer, output: Path, n_pairs: int) -> dict[str, float]:
-    """Store the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog validation pairs
-    beside the checkpoint, so that a handful of items can be normalised (``cutoff="model"``)."""
-    from dialeval.holistic import CUTOFFS_FILE, LikelihoodScorer, percentile_cutoff
+    """Store the 5th-percentile cutoffs of raw coherence and fluency (both reductions, mean and sum)
+    on DailyDialog validation pairs beside the checkpoint, so that any number of items is normalised
+    the same way (``cutoff="model"``, the default of the holistic metric)."""
+    from dialeval.calibration import calibration_cutoffs, validation_pairs
+    from dialeval.holistic import CUTOFFS_FILE, LikelihoodScorer
 
-    pairs = list(corpora.iter_pairs(corpora.dailydialog("validation")))
-    pairs = random.Random(0).sample(pairs, min(n_pairs, len(pairs)))
-    scorer = LikelihoodScorer((model.eval(), tokenizer))
-    queries, responses = [q for q, _ in pairs], [r for _, r in pairs]
-    cutoffs = {
-        "coherence": percentile_cutoff(scorer.coherence_raw(queries, responses)),
-        "fluency": percentile_cutoff(scorer.fluency_raw(responses)),
-    }
+    pairs = validation_pairs(n_pairs)
+    cutoffs = calibration_cutoffs(LikelihoodScorer((model.eval(), tokenizer)), pairs)
     (output / CUTOFFS_FILE).write_text(json.dumps({
-        "cutoffs": cutoffs, "source": f"5th percentile over {len(pairs)} DailyDialog validation pairs",
+        "cutoffs": cutoffs, "source": f"5th percentile over {len(pairs)} DailyDialog validation pairs (random.Random(0))",
     }, indent=1))
     return cutoffs
 
