@@ -331,7 +331,7 @@ def ngram_entropy(texts: Sequence[str], n: int) -> float:
         tokens = tokenize(text)
         counts.update(tuple(tokens[i : i + n]) for i in range(len(tokens) - n + 1))
     total = sum(counts.values())
-    return -sum(c / total * math.log(c / total) for c in counts.values()) if total else 0.0
+    return 0.0 - sum(c / total * math.log(c / total) for c in counts.values()) if total else 0.0  # 0.0 - 0.0, not -0.0
 
 
 def check_groups(response_groups: Any) -> list[list[str]]:
