@@ -75,8 +75,6 @@ class CardSpec:
     # the full fine-tune it replaces, as reported in training/README.md and in the benchmark files of
     # commit FULL_COMMIT (later runs of the same plain names score the bundled adapters instead)
     full: dict = field(default_factory=dict)
-    # evaluate-level reference: (module, config, kwargs, model keyword, output key)
-    evaluate: tuple[tuple[str, str | None, dict, str, str], ...] = ()
 
 
 _QUERIES = [q for q, _ in SAMPLE_PAIRS]
@@ -103,11 +101,6 @@ CARDS: dict[str, CardSpec] = {
         ),
         full={"steps": 210, "minutes": 47, "perplexity_base": 22.27, "perplexity_tuned": 12.57, "size_mb": 538,
               "spearman": {"holistic-coherence": 0.6594, "holistic-fluency": 0.6232}},
-        evaluate=(
-            ("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES},
-             "model", "coherence_scores"),
-            ("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
-        ),
     ),
     "smollm2-dialogue": CardSpec(
         title="SmolLM2-135M-Instruct, LoRA-tuned on whole DailyDialog + chit-chat conversations",
@@ -127,10 +120,6 @@ CARDS: dict[str, CardSpec] = {
         ),
         full={"steps": 102, "minutes": 32, "perplexity_base": 44.43, "perplexity_tuned": 16.69, "size_mb": 538,
               "spearman": {"fed-dialog": 0.5079}},
-        evaluate=(
-            ("fed", None, {"conversations": [[q, r] for q, r in SAMPLE_PAIRS], "level": "turn", "mode": "paper"},
-             "model", "turn_overall_scores"),
-        ),
     ),
     "minilm-nli": CardSpec(
         title="MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
@@ -150,12 +139,6 @@ CARDS: dict[str, CardSpec] = {
         ),
         full={"steps": 800, "minutes": 24, "accuracy": 0.721, "size_mb": 91,
               "spearman": {"holistic-consistency": 0.1257}},
-        evaluate=(
-            ("holistic", "consistency",
-             {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
-              "responses": ["I do not have any pets.", "The shop opens at nine."]},
-             "nli", "consistency_scores"),
-        ),
     ),
 }
 
@@ -425,6 +408,35 @@ def sample_scores(folder: str | os.PathLike) -> list:
     raise ValueError(f"{folder}: not a dialeval adapter folder (adapter_config.json task_type CAUSAL_LM or SEQ_CLS)")
 
 
+# What every bundled folder reproduces through its evaluate module (tests/test_hub.py, --dry-run):
+# name -> ((module, config, compute() inputs, keyword naming the model, output key), ...).
+EVALUATE_SAMPLES: dict[str, tuple[tuple[str, str | None, dict, str, str], ...]] = {
+    "smollm2-dailydialog": (
+        ("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES},
+         "model", "coherence_scores"),
+        ("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
+    ),
+    "smollm2-dialogue": (
+        ("fed", None, {"conversations": [[q, r] for q, r in SAMPLE_PAIRS], "level": "turn", "mode": "paper"},
+         "model", "turn_overall_scores"),
+    ),
+    "minilm-nli": (
+        ("holistic", "consistency",
+         {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
+          "responses": ["I do not have any pets.", "The shop opens at nine."]},
+         "nli", "consistency_scores"),
+    ),
+    "grade-dailydialog": (
+        ("grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": _RESPONSES}, "model",
+         "grade_scores"),
+    ),
+    "ssrem-chitchat": (
+        ("ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": _RESPONSES,
+                         "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),
+    ),
+}
+
+
 def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True) -> dict[str, list]:
     """The outputs of the ``evaluate`` modules that use ``dialeval/<name>`` on their fixed inputs,
     passing ``model=dialeval/<name>`` (``with_model``) or relying on the module's default. The
@@ -435,7 +447,7 @@ def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True) -> di
     from dialeval.modules import load
 
     out = {}
-    for module, config, kwargs, keyword, key in CARDS[name].evaluate:
+    for module, config, kwargs, keyword, key in EVALUATE_SAMPLES[name]:
         metric = evaluate.load(f"dialeval/{module}", config) if hub_modules else load(module, config)
         extra = {keyword: f"{hub.NAMESPACE}/{name}"} if with_model else {}
         result = metric.compute(**kwargs, **extra)
@@ -447,8 +459,10 @@ def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True) -> di
 def write_reference(folder: str | os.PathLike, with_evaluate: bool = True) -> Path:
     """Store ``dialeval_reference.json``: the sample's scores and (``with_evaluate``) the evaluate outputs."""
     folder = Path(folder)
-    data: dict[str, Any] = {"weights": hub.content_hash(folder), "sample": sample_scores(folder)}
-    if with_evaluate and folder.name in CARDS:
+    data: dict[str, Any] = {"weights": hub.content_hash(folder)}
+    if (folder / "adapter_config.json").is_file():  # adapters: the base + adapter sample as well
+        data["sample"] = sample_scores(folder)
+    if with_evaluate and folder.name in EVALUATE_SAMPLES:
         data["evaluate"] = evaluate_scores(folder.name, with_model=True, hub_modules=False)
     path = folder / REFERENCE_FILE
     path.write_text(json.dumps(data, indent=1) + "\n")

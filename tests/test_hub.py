@@ -266,7 +266,7 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
     assert any("reproduced" in line for line in lines)
 
 
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("name", BUNDLED + ("grade-dailydialog", "ssrem-chitchat"))
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
     with no model argument reproduces the stored reference scores and names the weights."""
