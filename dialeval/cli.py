@@ -189,7 +189,8 @@ def _benchmark_all(args: argparse.Namespace) -> int:
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
-                      refresh=args.refresh, n_resamples=args.resamples)
+                      refresh=args.refresh, n_resamples=args.resamples,
+                      after_set=lambda partial: write_outputs(partial, args.output_dir))
     paths = write_outputs(result, args.output_dir)
     print(json.dumps({k: str(v) for k, v in paths.items()}) if args.json else summary_table(result))
     print(f"wrote {paths['markdown']}, {paths['json']} and {Path(args.output_dir) / 'plots'}/", file=sys.stderr)

@@ -24,7 +24,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from dialeval import paper
 from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_test
@@ -166,8 +166,12 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
 
 
 def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = None, refresh: bool = False,
-             n_resamples: int = 1000, seed: int = 0, progress: bool = True) -> dict[str, Any]:
-    """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid."""
+             n_resamples: int = 1000, seed: int = 0, progress: bool = True,
+             after_set: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
+    """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid.
+
+    ``after_set(result so far)`` is called when a set is done (the CLI writes its outputs then, so
+    a long run that is stopped keeps every finished set; the per-item scores are cached per cell)."""
     from tqdm.auto import tqdm
 
     sets = list(sets or SETS)
@@ -190,8 +194,10 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
             bar.update()
         compare_with_best(cells, human)
         result["cells"] += cells
+        result["seconds"] = round(time.perf_counter() - start, 1)
+        if after_set is not None:
+            after_set(result)
     bar.close()
-    result["seconds"] = round(time.perf_counter() - start, 1)
     return result
 
 
