@@ -183,6 +183,18 @@ def load_multiref_mturk(multi_reference: bool = True) -> list[JudgmentItem]:
     return items
 
 
+def with_five_references(items: list[JudgmentItem]) -> list[JudgmentItem]:
+    """Gupta et al.'s five references for the rated items of :func:`load_multiref_mturk`: the
+    ``responses`` of the item's context in ``multireftest.json`` (the original reply + 4 crowd
+    replies; the CSV's ``all_references`` lacks the fourth crowd reply)."""
+    five = {c["id"]: c["references"] for c in iter_multiref_contexts()}
+    for item in items:
+        if item.id not in five:
+            raise ValueError(f"context_id {item.id!r} is not in multireftest.json")
+        item.references = list(five[item.id])
+    return items
+
+
 # FED data annotation names -> FED follow-up quality names (dialeval.fed), per level.
 FED_QUALITY_NAMES = {
     "turn": {

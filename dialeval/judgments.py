@@ -10,7 +10,7 @@ or any JSON-lines file in the generic format; :func:`load_dataset` gives the sam
 | ``fed-turn`` / ``fed-dialog`` | 375 / 125 | mean "Overall" rating (the last turn / the whole conversation) | Mehri & Eskenazi 2020 |
 | ``grade-convai2`` / ``grade-dailydialog`` / ``grade-empathetic`` | 600 / 300 / 300 | mean coherence rating | Huang et al. 2020 |
 | ``holistic-coherence`` / ``holistic-fluency`` / ``holistic-consistency`` | 200 / 200 / 200 | mean rating (coherence, fluency: 10 raters; consistency: 1) | Pang et al. 2020 |
-| ``multiref-mturk`` | 500 | mean appropriateness, 4 references | Gupta et al. 2019 |
+| ``multiref-mturk`` | 500 | mean appropriateness; the paper's 5 references | Gupta et al. 2019 |
 
 FED dialog-level items put the whole conversation in ``context + [response]`` (the last turn as
 ``response``), which is how :func:`dialeval.runners.run_fed` reads a conversation.
@@ -57,7 +57,7 @@ SETS: dict[str, Callable[[], list[JudgmentItem]]] = {
     "holistic-coherence": lambda: _holistic("coherence"),
     "holistic-fluency": lambda: _holistic("fluency"),
     "holistic-consistency": lambda: _holistic("consistency"),
-    "multiref-mturk": lambda: data.load_multiref_mturk(multi_reference=True),
+    "multiref-mturk": lambda: data.with_five_references(data.load_multiref_mturk()),
 }
 
 

@@ -155,3 +155,19 @@ def test_every_named_set_loads_as_a_dataset():
         assert ds.num_rows == n, name
         assert {"context", "response", "score", "references", "system"} <= set(ds.column_names)
     assert load_dataset("fed-turn")[0]["score"] == 2.6  # mean "Overall" rating of the first item
+
+
+def test_grid_jobs_fit_each_set():
+    from dialeval.benchmark.grid import JOBS, job_options
+    from dialeval.data import load_dataset
+
+    holistic = next(j for j in JOBS if j.name == "holistic")
+    fed = next(j for j in JOBS if j.name == "fed")
+    no_context = [{"context": [], "response": "fine ."}]
+    with_context = [{"context": ["hi"], "response": "fine ."}]
+    assert job_options(holistic, "holistic-fluency", no_context)["aspects"] == ["fluency"]  # no coherence
+    assert job_options(holistic, "x", with_context)["aspects"] == ["coherence", "fluency"]
+    assert job_options(fed, "fed-dialog", with_context)["level"] == "dialog"
+    assert job_options(fed, "grade-convai2", with_context)["level"] == "turn"
+    # multiref-mturk carries the paper's five references (the Table 4 benchmark's), not the CSV's four
+    assert {len(r) for r in load_dataset("multiref-mturk")["references"]} == {5}

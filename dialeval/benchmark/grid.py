@@ -55,10 +55,14 @@ JOBS: tuple[Job, ...] = (
 )
 
 
-def job_options(job: Job, set_name: str) -> dict[str, Any]:
-    """The job's options on one set: FED scores dialog-level qualities on ``fed-dialog`` only."""
+def job_options(job: Job, set_name: str, items: Sequence[dict]) -> dict[str, Any]:
+    """The job's options on one set: FED scores dialog-level qualities on ``fed-dialog`` only;
+    holistic leaves coherence out on a set without contexts (fluency still applies)."""
     if job.metric == "fed":
         return {**job.options, "level": "dialog" if set_name == "fed-dialog" else "turn"}
+    if job.metric == "holistic" and not any(it.get("context") for it in items):
+        kept = [a for a in job.options.get("aspects", []) if a != "coherence"]
+        return {**job.options, "aspects": kept} if kept else dict(job.options)
     return dict(job.options)
 
 
@@ -152,7 +156,7 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
              refresh: bool, n_resamples: int, seed: int) -> dict[str, Any]:
     from dialeval.models import ModelNotFoundError
 
-    options = job_options(job, set_name)
+    options = job_options(job, set_name, items)
     cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
     try:
         entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)

@@ -15,7 +15,7 @@ from typing import Any
 
 from dialeval import paper
 from dialeval.benchmark.common import correlate_all, items_as_dicts
-from dialeval.data import iter_multiref_contexts, load_multiref_mturk
+from dialeval.data import load_multiref_mturk, with_five_references
 from dialeval.options import check_choice
 from dialeval.runners import get_runner
 from dialeval.tables import fmt, fmt_p, format_table
@@ -34,13 +34,7 @@ def mturk_items(setting: str, references: str = "five") -> list:
     """The 500 rated items with the references of ``setting`` (``"single"`` or ``"multi"``)."""
     check_choice("references", references, REFERENCE_SETS)
     items = load_multiref_mturk(multi_reference=setting == "multi")
-    if setting == "multi" and references == "five":
-        five = {c["id"]: c["references"] for c in iter_multiref_contexts()}
-        for item in items:
-            if item.id not in five:
-                raise ValueError(f"context_id {item.id!r} is not in multireftest.json")
-            item.references = list(five[item.id])
-    return items
+    return with_five_references(items) if setting == "multi" and references == "five" else items
 
 
 def multiref_mturk(references: str = "five", **options: Any) -> dict[str, Any]:
