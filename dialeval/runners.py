@@ -22,7 +22,7 @@ def _split(result: dict[str, Any]) -> ItemScores:
 
 
 @functools.lru_cache(maxsize=4)
-def _multiref_scorer(metrics: tuple[str, ...] | str | None, word_vectors: str | None, tooling: str,
+def _multiref_scorer(metrics: tuple[str, ...] | None, word_vectors: str | None, tooling: str,
                      meteor: str | None, rouge_beta: float | None, bleu: str):
     from dialeval.multiref import QUALITY_METRICS, MultiRefScorer
 
@@ -42,14 +42,16 @@ def run_multiref(
     for i, item in enumerate(items):
         if not item.get("references"):
             raise ValueError(f"item {i}: multiref needs a non-empty 'references' list")
-    key = (tuple(metrics) if isinstance(metrics, list) else metrics, word_vectors, tooling, meteor, rouge_beta, bleu)
-    try:
-        hash(key)
-    except TypeError:  # an unhashable (so invalid) option: build uncached, the scorer names it
-        key = (list(key[0]) if isinstance(key[0], tuple) else key[0],) + key[1:]
-        scorer = _multiref_scorer.__wrapped__(*key)
-    else:
-        scorer = _multiref_scorer(*key)
+    from dialeval.multiref import QUALITY_METRICS
+    from dialeval.options import check_names
+
+    names = None if metrics is None else check_names("metrics", metrics, QUALITY_METRICS)
+    settings = {"word_vectors": word_vectors, "tooling": tooling, "meteor": meteor, "rouge_beta": rouge_beta,
+                "bleu": bleu}
+    for name, value in settings.items():  # the scorer cache needs single values (a JSON --option may be a list)
+        if isinstance(value, (list, dict)):
+            raise ValueError(f"{name} must be a single value, got {value!r}")
+    scorer = _multiref_scorer(names, **settings)
     result = scorer.quality([it["response"] for it in items], [it["references"] for it in items])
     if population is not None:
         result["signature"] = scorer.signature([it.get("references") or [] for it in population], "quality")
