@@ -120,18 +120,13 @@ def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None =
     """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
     resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
     :func:`known_cutoffs` for the same weights."""
+    from dialeval.hub import bundled_dir
     from dialeval.models import ModelNotFoundError, resolve_model
 
-    folders = [config_path]
+    folders = [config_path, str(bundled_dir(model_name) or "")]  # bundled: online, a dialeval id resolves to the Hub
     try:
         folders.insert(0, resolve_model(model_name))
     except (ModelNotFoundError, ValueError):
-        pass
-    try:
-        from dialeval.hub import bundled_dir
-
-        folders.append(str(bundled_dir(model_name) or ""))
-    except ImportError:  # pragma: no cover - hub.py ships with dialeval
         pass
     found: dict[str, float] = {}
     for folder in folders:
