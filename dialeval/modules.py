@@ -84,3 +84,16 @@ def register(modules_cache: str | Path | None = None) -> list[Path]:
         (target / f"{name}.json").write_text(json.dumps(meta))
         written.append(target)
     return written
+
+
+def kept_scorer(module: Any, settings: Any, build: Any) -> Any:
+    """The scorer an evaluate ``module`` keeps between ``compute()`` calls: ``build()`` the first
+    time and whenever ``settings`` (with the dialeval version) change, so a second call reloads no
+    model, word vectors or JVM."""
+    from dialeval import __version__
+
+    key = repr((settings, __version__))
+    if getattr(module, "_cached_key", None) != key:
+        module._cached_scorer = build()
+        module._cached_key = key
+    return module._cached_scorer

@@ -5,7 +5,7 @@ A thin evaluate wrapper: the implementation is ``dialeval.fed``.
 
 import datasets
 import evaluate
-import dialeval
+from dialeval.modules import kept_scorer
 from dialeval.fed import DEFAULT_MODE
 from dialeval.fed import FEDScorer
 from dialeval.options import check_known
@@ -71,11 +71,7 @@ class Fed(evaluate.Metric):
                  batch_size=32, device=None, eos_token=None, **unknown):
         check_known("fed compute()", unknown, COMPUTE_OPTIONS)
         model = model or default_dialogue_model()
-        settings = (model, tuple(qualities) if qualities else None, batch_size, device, eos_token,
-                    dialeval.__version__)
-        # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
-        if getattr(self, "_cached_key", None) != settings:
-            self._cached_scorer = FEDScorer(model, device=device, batch_size=batch_size, eos_token=eos_token,
-                                            qualities=qualities)
-            self._cached_key = settings
-        return self._cached_scorer.score(conversations, level=level, mode=mode)
+        settings = (model, tuple(qualities) if qualities else None, batch_size, device, eos_token)
+        scorer = kept_scorer(self, settings, lambda: FEDScorer(model, device=device, batch_size=batch_size,
+                                                               eos_token=eos_token, qualities=qualities))
+        return scorer.score(conversations, level=level, mode=mode)

@@ -5,7 +5,7 @@ A thin wrapper: the implementation is ``dialeval.grade``.
 
 import datasets
 import evaluate
-import dialeval
+from dialeval.modules import kept_scorer
 from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
 
 _CITATION = """\
@@ -65,9 +65,5 @@ class Grade(evaluate.Metric):
         return self._scorer(model, batch_size, device).score(contexts, responses, graph=graph)
 
     def _scorer(self, model, batch_size, device):
-        # Keep the loaded scorer (encoder, graph, heads) on the module, keyed by its settings.
-        key = (model, batch_size, device, dialeval.__version__)
-        if getattr(self, "_cached_key", None) != key:
-            self._cached_scorer = GradeScorer(model, device=device, batch_size=batch_size)
-            self._cached_key = key
-        return self._cached_scorer
+        return kept_scorer(self, (model, batch_size, device),
+                           lambda: GradeScorer(model, device=device, batch_size=batch_size))

@@ -6,7 +6,7 @@ A thin wrapper: the implementation is ``dialeval.holistic``. One configuration p
 
 import datasets
 import evaluate
-import dialeval
+from dialeval.modules import kept_scorer
 from dialeval.holistic import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
 
 _CITATION = """\
@@ -113,9 +113,4 @@ class Holistic(evaluate.Metric):
         return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction)
 
     def _scorer(self, kind, model, **settings):
-        # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
-        key = (kind.__name__, model, tuple(sorted(settings.items())), dialeval.__version__)
-        if getattr(self, "_cached_key", None) != key:
-            self._cached_scorer = kind(model, **settings)
-            self._cached_key = key
-        return self._cached_scorer
+        return kept_scorer(self, (kind.__name__, model, sorted(settings.items())), lambda: kind(model, **settings))

@@ -5,7 +5,7 @@ A thin wrapper: the implementation is ``dialeval.multiref``.
 
 import datasets
 import evaluate
-import dialeval
+from dialeval.modules import kept_scorer
 from dialeval.multiref import DEFAULT_TOOLING
 from dialeval.multiref import QUALITY_METRICS
 from dialeval.multiref import MultiRefScorer
@@ -119,11 +119,4 @@ class Multiref(evaluate.Metric):
         return scorer.quality(predictions, references)
 
     def _scorer(self, *settings):
-        # Keep the loaded scorer (WordNet, word vectors, the METEOR JVM) on the module, keyed by
-        # its settings, so a second compute() reloads nothing.
-        key = repr((settings, dialeval.__version__))
-        if getattr(self, "_cached_key", None) != key:
-            metrics, word_vectors, rouge_beta, tooling, meteor, bleu = settings
-            self._cached_scorer = MultiRefScorer(metrics, word_vectors, rouge_beta, tooling, meteor, bleu)
-            self._cached_key = key
-        return self._cached_scorer
+        return kept_scorer(self, settings, lambda: MultiRefScorer(*settings))

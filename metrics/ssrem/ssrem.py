@@ -6,7 +6,7 @@ A thin wrapper: the implementation is ``dialeval.ssrem``; the weights are the bu
 
 import datasets
 import evaluate
-import dialeval
+from dialeval.modules import kept_scorer
 from dialeval.options import check_known
 from dialeval.ssrem import DEFAULT_MODEL
 from dialeval.ssrem import SSREMScorer
@@ -90,9 +90,4 @@ class Ssrem(evaluate.Metric):
                                                                scaling=scaling, mover=mover)
 
     def _scorer(self, *settings):
-        # Keep the loaded model on the module, keyed by its settings: a second compute() reloads nothing.
-        key = repr((settings, dialeval.__version__))
-        if getattr(self, "_cached_key", None) != key:
-            self._cached_scorer = SSREMScorer(*settings)
-            self._cached_key = key
-        return self._cached_scorer
+        return kept_scorer(self, settings, lambda: SSREMScorer(*settings))
