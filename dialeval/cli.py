@@ -182,16 +182,20 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
 
 def _benchmark_all(args: argparse.Namespace) -> int:
     """``dialeval benchmark --all``: the meta-evaluation grid (:mod:`dialeval.benchmark.grid`)."""
-    from dialeval.benchmark.grid import run_grid, summary_table, write_outputs
+    from dialeval.benchmark.grid import run_grid, summary_table, update_readme, write_outputs
 
     if args.dataset or args.aspect or args.option:
         raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
+    if args.readme and not Path(args.readme).is_file():
+        raise FileNotFoundError(f"--readme {args.readme}: no such file")
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
                       refresh=args.refresh, n_resamples=args.resamples,
                       after_set=lambda partial: write_outputs(partial, args.output_dir))
     paths = write_outputs(result, args.output_dir)
+    if args.readme:
+        paths["readme"] = update_readme(result, args.readme)
     print(json.dumps({k: str(v) for k, v in paths.items()}) if args.json else summary_table(result))
     print(f"wrote {paths['markdown']}, {paths['json']} and {Path(args.output_dir) / 'plots'}/", file=sys.stderr)
     return 0
@@ -308,6 +312,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", nargs="+", help="--all: only these sets (names or JSONL files)")
     p.add_argument("--refresh", action="store_true", help="--all: rescore instead of reading cached scores")
     p.add_argument("--resamples", type=int, default=1000, help="--all: bootstrap resamples per interval")
+    p.add_argument("--readme", metavar="README.md", help="--all: also put the summary table in this file, between "
+                   "<!-- metaeval:start --> and <!-- metaeval:end -->")
     p.set_defaults(func=cmd_benchmark)
 
     p = sub.add_parser("merge", help="join the shard outputs of dialeval score --num-shards")

@@ -3,7 +3,9 @@
 * evaluate's "Using the latest cached version of the module ..." warning, printed on every offline
   ``evaluate.load("dialeval/<name>")`` (the modules are registered in its cache on purpose);
 * transformers' "Loading weights" bars and the GGUF "Converting and de-quantizing" bar of the first
-  run, which builds the local SmolLM2 from its GGUF file.
+  run, which builds the local SmolLM2 from its GGUF file;
+* transformers' FutureWarning that ``is_gradient_checkpointing`` is deprecated, raised from inside
+  peft whenever a LoRA adapter is applied.
 
 dialeval's own progress bars (benchmarks, ``dialeval score``) are untouched. :func:`quiet_third_party`
 runs when dialeval is imported (so ``import dialeval`` before ``evaluate.load`` silences the first) and
@@ -17,6 +19,7 @@ import functools
 import logging
 import os
 import sys
+import warnings
 
 VERBOSE_ENV = "DIALEVAL_VERBOSE"
 
@@ -34,6 +37,7 @@ def quiet_third_party(models_next: bool = False) -> None:
     if verbose():
         return
     logging.getLogger("evaluate.loading").setLevel(logging.ERROR)
+    warnings.filterwarnings("ignore", message=".*is_gradient_checkpointing.* is deprecated", category=FutureWarning)
     if "transformers" not in sys.modules and not models_next:
         return
     try:

@@ -145,7 +145,7 @@ def run_steps(
     """Train ``model`` from ``state["step"]``; ``step_loss(step)`` returns the loss of one batch."""
     optimizer = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=weight_decay)
     schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, 1 - s / max_steps)
+        optimizer, lambda s: min(1.0, (s + 1) / max(1, warmup)) * max(0.0, 1 - s / max(1, max_steps))
     )
     for _ in range(state["step"]):
         schedule.step()

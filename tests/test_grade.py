@@ -169,11 +169,30 @@ def tiny_model(tmp_path_factory):
     return out
 
 
+def test_similarity_skip_head_starts_as_the_scaled_cosine():
+    from dialeval.grade.model import SKIP_INIT
+
+    config = GradeConfig(encoder_dim=4 * 3, adapter_dim=5, mlp=[6], pair_encoding="dual", similarity_skip=True)
+    head = GradeHead(config, graph=False).eval()
+    c = torch.nn.functional.normalize(torch.tensor([[1.0, 2.0, 2.0], [0.0, 0.0, 1.0]]), dim=-1)
+    r = torch.nn.functional.normalize(torch.tensor([[2.0, 1.0, 2.0], [1.0, 0.0, 0.0]]), dim=-1)
+    features = torch.cat([c, r, c * r, (c - r).abs()], dim=1)
+    bias = head.mlp[-1].bias.item()
+    expected = torch.sigmoid(SKIP_INIT * torch.tensor([8 / 9, 0.0]) + bias)  # cos = (2 + 2 + 4) / 9 and 0
+    with torch.no_grad():
+        assert torch.allclose(head(features), expected, atol=1e-6)
+    with pytest.raises(ValueError, match="similarity_skip needs pair_encoding='dual'"):
+        GradeHead(GradeConfig(similarity_skip=True), graph=False)
+
+
 def test_tiny_training_writes_a_complete_checkpoint(tiny_model):
     import json
 
-    for name in ("config.json", "model.safetensors", "model-nograph.safetensors", "idf.json", "conceptnet.txt", "README.md"):
+    for name in ("config.json", "model.safetensors", "model-nograph.safetensors", "idf.json", "conceptnet.txt", "README.md",
+                 "encoder/adapter_config.json", "encoder/adapter_model.safetensors", "encoder/dialeval_base.json",
+                 "encoder-nograph/adapter_model.safetensors"):
         assert (tiny_model / name).is_file(), name
+    assert GradeConfig.load(tiny_model).encoder_lora
     report = json.loads((tiny_model / "dialeval_training.json").read_text())
     assert report["heads"]["graph"]["step"] == 3 and len(report["heads"]["graph"]["losses"]) == 3
     assert set(report["heads"]["nograph"]["heldout_accuracy"]) == {"lexical", "embedding", "random", "mean"}
@@ -193,6 +212,57 @@ def test_scores_are_probabilities_and_reload_identically(tiny_model):
     assert again["grade_scores"] == first["grade_scores"]
     nograph = GradeScorer(tiny_model).score(contexts, responses, graph=False)
     assert "graph:no" in nograph["signature"] and nograph["grade_scores"] != first["grade_scores"]
+
+
+def test_merged_adapter_scores_equal_the_unmerged_training_path(tiny_model):
+    """The scorer merges the encoder's LoRA adapter into the base (fast path); the training-time
+    model keeps it as a separate low-rank update (reference). Same scores, and not the base's."""
+    from dialeval.grade.encoder import PairEncoder
+    from dialeval.grade.scorer import GradeScorer
+
+    contexts = [["do you like dogs ?"], ["what is your job ?", "i teach math at a school ."]]
+    responses = ["yes , i have two dogs and a cat .", "that sounds like hard work ."]
+    scorer = GradeScorer(tiny_model)
+    fast = scorer.score(contexts, responses)["grade_scores"]
+    config = GradeConfig.load(tiny_model)
+    unmerged = PairEncoder(config.encoder, config.max_length, adapter=tiny_model / "encoder", train=True)
+    unmerged.model.eval()
+    head = GradeHead.load(tiny_model, True, config)
+    graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+    with torch.no_grad():
+        reference = head(unmerged.features(contexts, responses, config.pair_encoding), *scorer.featurizer.batch(graphs))
+    assert fast == pytest.approx(reference.tolist(), abs=1e-5)
+    base = PairEncoder(config.encoder, config.max_length)
+    assert not np.allclose(base.encode(contexts, responses, config.pair_encoding),
+                           scorer.encoder_for(True).encode(contexts, responses, config.pair_encoding), atol=1e-6)
+
+
+def test_adapter_over_another_base_is_refused(tiny_model, tmp_path):
+    import json
+    import shutil
+
+    from dialeval.grade.scorer import GradeScorer
+    from dialeval.hub import BASE_FILE, BaseMismatchError
+
+    copy = tmp_path / "tampered"
+    shutil.copytree(tiny_model, copy)
+    record = json.loads((copy / "encoder" / BASE_FILE).read_text())
+    (copy / "encoder" / BASE_FILE).write_text(json.dumps({**record, "tensor_hash": "000000000000"}))
+    with pytest.raises(BaseMismatchError, match="tensor hash 000000000000"):
+        GradeScorer(copy).score([["hi there"]], ["hello"])
+
+
+def test_frozen_encoder_training_caches_encodings(tmp_path):
+    """``--lora-r 0``: the frozen-encoder variant (encodings cached once, only the head trains)."""
+    import grade as grade_training
+    from dialeval.grade.scorer import GradeScorer
+
+    out = grade_training.main(["--tiny", "--lora-r", "0", "--graph-only", "--output", str(tmp_path / "frozen"),
+                               "--work", str(tmp_path / "work"), "--threads", "1", "--embedding-pool", "40"])
+    assert not GradeConfig.load(out).encoder_lora and not (out / "encoder").exists()
+    assert sorted(p.name for p in (tmp_path / "work").glob("train-dual-*.npy")) == [
+        "train-dual-context.npy", "train-dual-embedding.npy", "train-dual-lexical.npy", "train-dual-positive.npy"]
+    assert "lora:no" in GradeScorer(out).score([["do you like dogs ?"]], ["yes ."])["signature"]
 
 
 def test_response_without_keywords_gets_a_defined_score(tiny_model):

@@ -144,6 +144,34 @@ def test_cli_benchmark_all_writes_the_table_json_and_plots(rated_file, tmp_path,
     assert "--metric" in capsys.readouterr().err
 
 
+def test_cli_puts_the_summary_between_the_readme_markers(rated_file, tmp_path, monkeypatch):
+    from dialeval.benchmark.grid import README_END, README_START
+    from dialeval.cli import main
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    readme = tmp_path / "README.md"
+    readme.write_text(f"# title\n\nbefore\n{README_START}\nold table\n{README_END}\nafter\n")
+    assert main(["benchmark", "--all", "--output-dir", str(tmp_path / "grid"), "--metrics", "multiref",
+                 "--datasets", str(rated_file), "--resamples", "20", "--readme", str(readme)]) == 0
+    text = readme.read_text()
+    assert text.startswith("# title\n\nbefore\n") and text.endswith(f"{README_END}\nafter\n")
+    assert "old table" not in text and "| multiref:rougeL |" in text and "Scoring cost" in text
+    result = json.loads((tmp_path / "grid" / "metaeval.json").read_text())
+    (cell,) = result["cells"]
+    assert f"| {cell['correlations']['rougeL']['spearman']:.3f}" in text
+    readme.write_text("no markers\n")
+    assert main(["benchmark", "--all", "--output-dir", str(tmp_path / "grid"), "--metrics", "multiref",
+                 "--datasets", str(rated_file), "--resamples", "20", "--readme", str(readme)]) == 2
+
+
+def test_cost_per_job_sums_the_seconds_of_scored_cells():
+    from dialeval.benchmark.grid import cost_per_job
+
+    cells = [{"job": "fed", "status": "ok", "seconds": 10.0}, {"job": "fed", "status": "ok", "seconds": 2.5},
+             {"job": "grade", "status": "missing weights"}, {"job": "multiref", "status": "ok", "seconds": 1.0}]
+    assert cost_per_job({"cells": cells}) == {"fed": 12.5, "multiref": 1.0}
+
+
 def test_every_named_set_loads_as_a_dataset():
     from dialeval.data import load_dataset
 

@@ -8,7 +8,7 @@ coverage of the knowledge graph, inference throughput (pairs/s, features + scori
 
 ``grade_ablations()`` (``grade-ablations``, Table 3 on DailyDialog): every checkpoint under
 ``$DIALEVAL_CACHE/grade-ablations/<variant>/seed<k>/`` (written by ``training/grade.py``, see
-``metrics/grade/README.md``) scored on the same pair encodings; mean and standard deviation over
+``metrics/grade/README.md``) scored on DailyDialog; mean and standard deviation over
 the seeds beside the paper's five-seed means.
 """
 
@@ -165,16 +165,13 @@ def grade_ablations(root: str | None = None, batch_size: int = 32, device: str |
                                 f"(variants {list(ABLATIONS)}); see metrics/grade/README.md")
     items = load_grade("dailydialog")
     contexts, responses = [it.context for it in items], [it.response for it in items]
-    first = GradeScorer(next(f for fs in folders.values() for f in fs), device=device, batch_size=batch_size)
-    encodings = first.encoder.encode(contexts, responses, first.config.pair_encoding)
     out: dict[str, Any] = {"dataset": "grade-ablations", "metric": "grade", "n": len(items),
                            "systems": list(TABLE1_SYSTEMS), "variants": {}, "paper": paper.table(PAPER_ID, "table3")}
     for variant, found in folders.items():
         runs = []
         for folder in found:
             scorer = GradeScorer(folder, device=device, batch_size=batch_size)
-            graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
-            scores = scorer.score_features(encodings, graphs, scorer.head(ABLATIONS[variant][2]))
+            scores = scorer.score(contexts, responses, graph=ABLATIONS[variant][2])["grade_scores"]
             runs.append({"folder": str(folder), **per_system(scores, items)})
         if runs:
             out["variants"][variant] = runs

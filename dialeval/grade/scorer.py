@@ -22,7 +22,7 @@ from dialeval.grade.encoder import PairEncoder, load_encoder
 from dialeval.grade.features import GraphFeaturizer, PairGraph
 from dialeval.grade.graph import KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
-from dialeval.grade.model import GradeConfig, GradeHead
+from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, encoder_vectors, glove_vectors, numberbatch_vectors
 from dialeval.results import make_signature, summarize
 from dialeval.text import check_same_length, check_texts
@@ -87,7 +87,8 @@ class GradeScorer:
                  knowledge_graph: str | None = None) -> None:
         self.name, self.folder = resolve_checkpoint(model)
         self.config = GradeConfig.load(self.folder)
-        self.encoder = load_encoder(self.config.encoder, self.config.max_length, device, batch_size)
+        self.device, self.batch_size = device, batch_size
+        self.encoder = self.encoder_for(True)
         graph_path = knowledge_graph or str(self.folder / self.config.graph_file)
         self.graph = load_graph(graph_path, self.config.max_hops)
         self.featurizer = GraphFeaturizer(
@@ -95,19 +96,23 @@ class GradeScorer:
             make_vectors(self.config, self.encoder), self.config.neighbours,
             self.config.context_keywords, self.config.response_keywords,
         )
-        self.batch_size = batch_size
         self._heads: dict[bool, GradeHead] = {}
+
+    def encoder_for(self, graph: bool) -> PairEncoder:
+        """The encoder of the graph / no-graph head: the base with that head's LoRA adapter, if any."""
+        adapter = str(self.folder / encoder_adapter_dir(graph)) if self.config.encoder_lora else None
+        return load_encoder(self.config.encoder, self.config.max_length, self.device, self.batch_size, adapter)
 
     def head(self, graph: bool) -> GradeHead:
         if graph not in self._heads:
             self._heads[graph] = GradeHead.load(self.folder, graph, self.config).to(self.encoder.device)
         return self._heads[graph]
 
-    def features(self, contexts: Any, responses: Any) -> tuple[np.ndarray, list[PairGraph]]:
-        """The frozen pair encodings and keyword graphs of validated inputs."""
+    def features(self, contexts: Any, responses: Any, graph: bool = True) -> tuple[np.ndarray, list[PairGraph]]:
+        """The pair encodings (by the encoder of the ``graph`` head) and keyword graphs of validated inputs."""
         contexts, responses = check_pairs(contexts, responses)
         graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
-        return self.encoder.encode(contexts, responses, self.config.pair_encoding), graphs
+        return self.encoder_for(graph).encode(contexts, responses, self.config.pair_encoding), graphs
 
     @torch.inference_mode()
     def score_features(self, encodings: np.ndarray, graphs: Sequence[PairGraph], head: GradeHead) -> list[float]:
@@ -126,13 +131,13 @@ class GradeScorer:
         from dialeval.hub import weights_id
 
         return make_signature("grade", model=weights_id(self.name, self.folder), encoder=self.config.encoder,
-                              pair=self.config.pair_encoding, graph=graph, nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
+                              pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph, nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
                               hops=len(self.config.neighbours))
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         if not isinstance(graph, bool):
             raise ValueError(f"graph must be True or False, got {graph!r}")
-        encodings, graphs = self.features(contexts, responses)
+        encodings, graphs = self.features(contexts, responses, graph)
         scores = self.score_features(encodings, graphs, self.head(graph))
         return summarize({"grade": scores}, self.signature(graph))
 
