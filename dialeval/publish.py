@@ -174,10 +174,13 @@ def check_sizes(folder: str | os.PathLike) -> str:
 
 
 def check_card(folder: str | os.PathLike) -> dict:
-    """The card's metadata as a dict; ``ValueError`` naming each required field that is missing."""
+    """The card's metadata as a dict; ``ValueError`` naming each required field that is missing
+    (``base_model`` only for peft adapters, which the Hub links to their base: SSREM's bilinear map
+    over GloVe, trained from scratch, has none)."""
     card = hub.read_card(folder)
     metadata = card.data.to_dict()
-    missing = [k for k in REQUIRED_METADATA if not metadata.get(k)]
+    required = [k for k in REQUIRED_METADATA if k != "base_model" or hub.is_adapter(folder)]
+    missing = [k for k in required if not metadata.get(k)]
     if missing:
         raise ValueError(f"{folder}/{hub.CARD_FILE}: metadata lacks {', '.join(missing)}; "
                          f"rewrite it with `dialeval publish {folder} --card`")
@@ -437,11 +440,12 @@ EVALUATE_SAMPLES: dict[str, tuple[tuple[str, str | None, dict, str, str], ...]] 
 }
 
 
-def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True) -> dict[str, list]:
+def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True, model: str | None = None) -> dict[str, list]:
     """The outputs of the ``evaluate`` modules that use ``dialeval/<name>`` on their fixed inputs,
     passing ``model=dialeval/<name>`` (``with_model``) or relying on the module's default. The
     modules are loaded as ``evaluate.load("dialeval/<module>")`` (``hub_modules``: the copies that
-    ``dialeval register`` made) or from this checkout's ``metrics/`` (:func:`dialeval.modules.load`)."""
+    ``dialeval register`` made) or from this checkout's ``metrics/`` (:func:`dialeval.modules.load`);
+    ``model`` (a folder) is passed instead of ``dialeval/<name>`` when given."""
     import evaluate
 
     from dialeval.modules import load
@@ -449,7 +453,7 @@ def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True) -> di
     out = {}
     for module, config, kwargs, keyword, key in EVALUATE_SAMPLES[name]:
         metric = evaluate.load(f"dialeval/{module}", config) if hub_modules else load(module, config)
-        extra = {keyword: f"{hub.NAMESPACE}/{name}"} if with_model else {}
+        extra = {keyword: model or f"{hub.NAMESPACE}/{name}"} if with_model else {}
         result = metric.compute(**kwargs, **extra)
         out[f"{module}/{config or ''}/{key}"] = {"values": list(result[key]) if isinstance(result[key], list)
                                                  else [result[key]], "signature": result.get("signature")}
@@ -500,6 +504,26 @@ def check_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> 
     return f"sample of {len(stored['sample'])} reproduced (max difference {diff:.1e})"
 
 
+def check_evaluate_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> str:
+    """Recompute the folder's :data:`EVALUATE_SAMPLES` outputs through this checkout's modules (for
+    folders that are not peft adapters: GRADE, SSREM); ``ValueError`` when they differ from the
+    stored ones by more than ``tolerance`` or were stored for other weights."""
+    folder = Path(folder)
+    path = folder / REFERENCE_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder}: no {REFERENCE_FILE}; store it with `dialeval publish {folder} --reference`")
+    stored = json.loads(path.read_text())
+    weights = hub.content_hash(folder)
+    if stored.get("weights") != weights or "evaluate" not in stored:
+        raise ValueError(f"{path}: stored for weights {stored.get('weights')}, the folder's are {weights}; "
+                         f"store it again with `dialeval publish {folder} --reference`")
+    found = evaluate_scores(folder.name, with_model=True, hub_modules=False, model=str(folder))
+    diff = max_difference({k: v["values"] for k, v in found.items()}, {k: v["values"] for k, v in stored["evaluate"].items()})
+    if diff > tolerance:
+        raise ValueError(f"{folder}: the evaluate outputs differ from {REFERENCE_FILE} by {diff:.2e} (> {tolerance})")
+    return f"evaluate outputs of {len(found)} module(s) reproduced (max difference {diff:.1e})"
+
+
 # -- validate and publish -----------------------------------------------------------------------------
 
 def validate(folder: str | os.PathLike) -> list[str]:
@@ -509,7 +533,7 @@ def validate(folder: str | os.PathLike) -> list[str]:
         raise FileNotFoundError(f"{folder}: no such folder (expected hub/<name>)")
     done = []
     metadata = check_card(folder)
-    done.append(f"card metadata parses: base_model {metadata['base_model']}, library {metadata['library_name']}, "
+    done.append(f"card metadata parses: base_model {metadata.get('base_model', '(none)')}, library {metadata['library_name']}, "
                 f"{len(hub.read_card(folder).data.eval_results)} model-index results")
     done.append(check_sizes(folder))
     if hub.is_adapter(folder):
@@ -519,6 +543,8 @@ def validate(folder: str | os.PathLike) -> list[str]:
         done.append(f"adapter config loads with from_pretrained: {config.peft_type} r={getattr(config, 'r', '?')}, "
                     f"base {config.base_model_name_or_path}")
         done.append(check_reference(folder))  # loads the weights over the checked base
+    elif folder.name in EVALUATE_SAMPLES:  # a dialeval model of its own kind (GRADE, SSREM)
+        done.append(check_evaluate_reference(folder))
     else:
         from transformers import AutoConfig
 

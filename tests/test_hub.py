@@ -266,6 +266,21 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
     assert any("reproduced" in line for line in lines)
 
 
+@pytest.mark.parametrize("name", ("grade-dailydialog", "ssrem-chitchat"))
+def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name, tmp_path):
+    """GRADE and SSREM folders are not peft adapters: --dry-run re-scores their evaluate sample."""
+    import shutil
+
+    assert any("evaluate outputs of 1 module(s) reproduced" in line for line in publish.validate(hub.HUB_ROOT / name))
+    folder = tmp_path / name  # the module is looked up by folder name; a copy with one stored value changed
+    shutil.copytree(hub.HUB_ROOT / name, folder)
+    stored = json.loads((folder / publish.REFERENCE_FILE).read_text())
+    next(iter(stored["evaluate"].values()))["values"][0] += 1e-3
+    (folder / publish.REFERENCE_FILE).write_text(json.dumps(stored))
+    with pytest.raises(ValueError, match="evaluate outputs differ from dialeval_reference.json by 1.0"):
+        publish.check_evaluate_reference(folder)
+
+
 @pytest.mark.parametrize("name", BUNDLED + ("grade-dailydialog", "ssrem-chitchat"))
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
