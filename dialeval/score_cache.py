@@ -35,21 +35,25 @@ def items_hash(items: Sequence[dict]) -> str:
     return _digest([[it.get("context"), it.get("response"), it.get("references")] for it in items])
 
 
-@functools.lru_cache(maxsize=1)
-def weights_fingerprint() -> str:
-    """Content hashes of every bundled model folder (``hub/<name>``), so retrained weights miss the cache."""
-    from dialeval.hub import content_hash, hub_root
+@functools.lru_cache(maxsize=16)
+def weights_fingerprint(metric: str) -> str:
+    """Content hashes of the bundled model folders ``metric`` loads by default
+    (:data:`dialeval.hub.BUNDLED_FOR_METRIC`), so retrained weights miss the cache of the metrics
+    that use them and only those; an unknown metric is keyed by every bundled folder."""
+    from dialeval.hub import BUNDLED_FOR_METRIC, content_hash, hub_root
 
     root = hub_root()
-    folders = sorted(p for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
-    return _digest({p.name: content_hash(p) for p in folders if any(p.iterdir())})
+    folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.iterdir())) if root.is_dir() else []
+    if metric in BUNDLED_FOR_METRIC:
+        folders = [p for p in folders if p.name in BUNDLED_FOR_METRIC[metric]]
+    return _digest({p.name: content_hash(p) for p in folders})
 
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
     from dialeval import __version__
 
     return _digest({"metric": metric, "options": options, "version": __version__,
-                    "weights": weights_fingerprint(), "items": items_hash(items)})
+                    "weights": weights_fingerprint(metric), "items": items_hash(items)})
 
 
 def cached_scores(metric: str, options: dict[str, Any], items: Sequence[dict],

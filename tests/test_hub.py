@@ -266,6 +266,17 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
     assert any("reproduced" in line for line in lines)
 
 
+def test_bundled_for_metric_names_the_modules_that_use_each_folder():
+    """The score cache keys a metric by the folders of hub.BUNDLED_FOR_METRIC: they must be the
+    folders whose evaluate sample runs that metric's module, and every bundled folder is used."""
+    used = {}
+    for folder, samples in publish.EVALUATE_SAMPLES.items():
+        for module, *_ in samples:
+            used.setdefault(module, set()).add(folder)
+    assert {m: set(f) for m, f in hub.BUNDLED_FOR_METRIC.items() if f} == used
+    assert {f for fs in hub.BUNDLED_FOR_METRIC.values() for f in fs} == {p.name for p in hub.HUB_ROOT.iterdir() if p.is_dir()}
+
+
 @pytest.mark.parametrize("name", ("grade-dailydialog", "ssrem-chitchat"))
 def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name, tmp_path):
     """GRADE and SSREM folders are not peft adapters: --dry-run re-scores their evaluate sample."""

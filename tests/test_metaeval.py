@@ -57,6 +57,25 @@ def test_score_cache_rescores_only_when_something_changes(tmp_path, monkeypatch)
     assert len(calls) == 4
 
 
+def test_retrained_weights_miss_the_cache_of_their_metric_only(tmp_path, monkeypatch):
+    from dialeval import hub
+
+    root = tmp_path / "hub"
+    for name in ("grade-dailydialog", "smollm2-dialogue"):
+        (root / name).mkdir(parents=True)
+        (root / name / "model.safetensors").write_bytes(b"weights of " + name.encode())
+    monkeypatch.setattr(hub, "hub_root", lambda: root)
+    score_cache.weights_fingerprint.cache_clear()
+    items = [{"context": ["a"], "response": "b"}]
+    before = {m: score_cache.cache_key(m, {}, items) for m in ("grade", "fed", "multiref")}
+    (root / "grade-dailydialog" / "model.safetensors").write_bytes(b"retrained")
+    score_cache.weights_fingerprint.cache_clear()
+    after = {m: score_cache.cache_key(m, {}, items) for m in ("grade", "fed", "multiref")}
+    score_cache.weights_fingerprint.cache_clear()
+    assert after["grade"] != before["grade"]
+    assert after["fed"] == before["fed"] and after["multiref"] == before["multiref"]
+
+
 @pytest.fixture()
 def rated_file(tmp_path):
     rows = [
