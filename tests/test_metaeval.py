@@ -174,7 +174,7 @@ def test_cli_puts_the_summary_between_the_readme_markers(rated_file, tmp_path, m
                  "--datasets", str(rated_file), "--resamples", "20", "--readme", str(readme)]) == 0
     text = readme.read_text()
     assert text.startswith("# title\n\nbefore\n") and text.endswith(f"{README_END}\nafter\n")
-    assert "old table" not in text and "| multiref:rougeL |" in text and "Scoring cost" in text
+    assert "old table" not in text and "| multiref:rougeL |" in text and "Scoring time" in text
     result = json.loads((tmp_path / "grid" / "metaeval.json").read_text())
     (cell,) = result["cells"]
     assert f"| {cell['correlations']['rougeL']['spearman']:.3f}" in text

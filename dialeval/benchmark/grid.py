@@ -296,8 +296,9 @@ def readme_table(result: dict[str, Any]) -> str:
             lines.append(f"| {job.name}:{sub} | " + " | ".join(row) + " |")
     costs = cost_per_job(result)
     total = sum(costs.values())
-    lines += ["", "Scoring cost on this 2-core CPU (all sets): " + ", ".join(
-        f"{job} {seconds / 60:.1f} min" for job, seconds in costs.items()) + f"; in all {total / 60:.1f} min."]
+    lines += ["", "Scoring time recorded with the cells (all sets; measured when each cell was scored, so it includes "
+              "whatever else ran on the CPU then): " + ", ".join(
+                  f"{job} {seconds / 60:.1f} min" for job, seconds in costs.items()) + f"; in all {total / 60:.1f} min."]
     return "\n".join(lines)
 
 
