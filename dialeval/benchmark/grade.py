@@ -88,10 +88,10 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     scorer = GradeScorer(model or DEFAULT_MODEL, device=device, batch_size=batch_size)
     contexts, responses = [it.context for it in items], [it.response for it in items]
     start = time.time()
-    encodings, graphs = scorer.features(contexts, responses)
+    encodings, graphs = scorer.features(contexts, responses, graph=True)
     scores = scorer.score_features(encodings, graphs, scorer.head(True))
     seconds = time.time() - start
-    nograph = scorer.score_features(encodings, graphs, scorer.head(False))
+    nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]  # its own encoder adapter
     metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items)}
     baseline, multiref_signature = get_runner("multiref")(
         [{"response": it.response, "references": it.references} for it in items], metrics=list(BASELINES))
