@@ -486,18 +486,25 @@ def max_difference(a: Any, b: Any) -> float:
     return abs(float(a) - float(b))
 
 
-def check_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> str:
-    """Recompute the sample's scores; ``ValueError`` when they differ from the stored ones by more
-    than ``tolerance`` or were stored for other weights."""
-    folder = Path(folder)
+def stored_reference(folder: Path, part: str) -> dict:
+    """The folder's :data:`REFERENCE_FILE`; ``FileNotFoundError``/``ValueError`` naming the command
+    that stores it when it is missing, lacks ``part`` or was stored for other weights."""
     path = folder / REFERENCE_FILE
     if not path.is_file():
         raise FileNotFoundError(f"{folder}: no {REFERENCE_FILE}; store it with `dialeval publish {folder} --reference`")
     stored = json.loads(path.read_text())
     weights = hub.content_hash(folder)
-    if stored.get("weights") != weights:
-        raise ValueError(f"{path}: stored for weights {stored.get('weights')}, the folder's are {weights}; "
-                         f"store it again with `dialeval publish {folder} --reference`")
+    if stored.get("weights") != weights or part not in stored:
+        raise ValueError(f"{path}: stored for weights {stored.get('weights')} (parts {sorted(stored)}), the folder's "
+                         f"are {weights}; store it again with `dialeval publish {folder} --reference`")
+    return stored
+
+
+def check_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> str:
+    """Recompute the sample's scores; ``ValueError`` when they differ from the stored ones by more
+    than ``tolerance`` or were stored for other weights."""
+    folder = Path(folder)
+    stored = stored_reference(folder, "sample")
     diff = max_difference(sample_scores(folder), stored["sample"])
     if diff > tolerance:
         raise ValueError(f"{folder}: the sample scores differ from {REFERENCE_FILE} by {diff:.2e} (> {tolerance})")
@@ -509,14 +516,7 @@ def check_evaluate_reference(folder: str | os.PathLike, tolerance: float = TOLER
     folders that are not peft adapters: GRADE, SSREM); ``ValueError`` when they differ from the
     stored ones by more than ``tolerance`` or were stored for other weights."""
     folder = Path(folder)
-    path = folder / REFERENCE_FILE
-    if not path.is_file():
-        raise FileNotFoundError(f"{folder}: no {REFERENCE_FILE}; store it with `dialeval publish {folder} --reference`")
-    stored = json.loads(path.read_text())
-    weights = hub.content_hash(folder)
-    if stored.get("weights") != weights or "evaluate" not in stored:
-        raise ValueError(f"{path}: stored for weights {stored.get('weights')}, the folder's are {weights}; "
-                         f"store it again with `dialeval publish {folder} --reference`")
+    stored = stored_reference(folder, "evaluate")
     found = evaluate_scores(folder.name, with_model=True, hub_modules=False, model=str(folder))
     diff = max_difference({k: v["values"] for k, v in found.items()}, {k: v["values"] for k, v in stored["evaluate"].items()})
     if diff > tolerance:
