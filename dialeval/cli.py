@@ -216,6 +216,7 @@ EXAMPLE_JOBS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("fed", {"mode": "conditional"}),
     ("holistic", {"aspects": ["coherence", "fluency", "diversity"]}),
     ("holistic", {"aspects": ["consistency"]}),
+    ("grade", {}),
     ("ssrem", {}),
 )
 
