@@ -182,14 +182,14 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
 
 def _benchmark_all(args: argparse.Namespace) -> int:
     """``dialeval benchmark --all``: the meta-evaluation grid (:mod:`dialeval.benchmark.grid`)."""
-    from dialeval.benchmark.grid import run_grid, summary_table, update_readme, write_outputs
+    from dialeval.benchmark.grid import check_readme, run_grid, summary_table, update_readme, write_outputs
 
     if args.dataset or args.aspect or args.option:
         raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
-    if args.readme and not Path(args.readme).is_file():
-        raise FileNotFoundError(f"--readme {args.readme}: no such file")
+    if args.readme:
+        check_readme(args.readme)  # before the run, not after it
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
                       refresh=args.refresh, n_resamples=args.resamples,
                       after_set=lambda partial: write_outputs(partial, args.output_dir))

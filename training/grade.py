@@ -36,8 +36,8 @@ that has the first. Held-out: pairwise ranking accuracy on ``--validation`` Dail
 
 Cost on the 2-core CPU: examples with negatives for 20,000 contexts 3 min, keyword graphs 1 min
 (both cached under ``--work``); a training step (32 contexts, 96 responses through the encoder,
-forward and backward) ~3.7 s with 2 threads, ~7 s with 1, so each head's 300 steps take about
-20 minutes with both cores. Memory: ~9 GB per process.
+forward and backward) ~4.6 s with 2 threads, ~7.5 s with 1, so each head's 300 steps take about
+24 minutes with both cores (measured: 23.9). Memory: ~9 GB per process.
 
 Output (``--output``, default the bundled ``hub/grade-dailydialog``): ``config.json``, the heads and
 encoder adapters, ``idf.json``, ``conceptnet.txt`` (the knowledge graph), ``dialeval_training.json``
@@ -62,7 +62,7 @@ import shutil
 import sys
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -122,29 +122,20 @@ def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[s
             "embedding": emb, "random": rnd}
 
 
-def cached_json(path: Path, make) -> Any:
-    if path.is_file():
-        return json.loads(path.read_text())
-    value = make()
-    path.write_text(json.dumps(value))
-    return value
-
-
-def cached_array(path: Path, make) -> np.ndarray:
-    if path.is_file():
-        return np.load(path)
-    value = make()
-    np.save(path, value)
-    return value
-
-
-def cached_pickle(path: Path, make) -> Any:
+def cached(path: Path, make: Callable[[], Any]) -> Any:
+    """``make()``'s value, stored in ``path`` on first use and read back afterwards; the format
+    follows the suffix: ``.json``, ``.npy`` (an array) or ``.pkl`` (anything picklable)."""
     import pickle
 
+    read, write = {
+        ".json": (lambda: json.loads(path.read_text()), lambda v: path.write_text(json.dumps(v))),
+        ".npy": (lambda: np.load(path), lambda v: np.save(path, v)),
+        ".pkl": (lambda: pickle.loads(path.read_bytes()), lambda v: path.write_bytes(pickle.dumps(v))),
+    }[path.suffix]
     if path.is_file():
-        return pickle.loads(path.read_bytes())
+        return read()
     value = make()
-    path.write_bytes(pickle.dumps(value))
+    write(value)
     return value
 
 
@@ -496,23 +487,23 @@ def main(argv: list[str] | None = None) -> Path:
             return build_examples(dialogue_pairs(dialogues, args.context_turns), n, responses, lexical[0], encoder,
                                   args.embedding_pool, f"{args.data_seed}-{name}")
 
-        examples = cached_json(work / f"{name}-examples.json", make_examples)
+        examples = cached(work / f"{name}-examples.json", make_examples)
         timings.setdefault(f"{name}_examples", round(time.time() - t, 1))
         t = time.time()
         kinds = ALL_KINDS if name == "validation" or args.ablations else ("positive", *KINDS[args.negatives])
         if config.encoder_lora:  # the encoder trains: pairs are encoded at every step
             encodings = None
         elif args.pair_encoding == "dual":
-            ctx = torch.from_numpy(cached_array(work / f"{name}-dual-context.npy",
+            ctx = torch.from_numpy(cached(work / f"{name}-dual-context.npy",
                                                 lambda: encoder.embed([" ".join(c) for c in examples["contexts"]])))
-            encodings = {kind: dual_features(ctx, torch.from_numpy(cached_array(
+            encodings = {kind: dual_features(ctx, torch.from_numpy(cached(
                 work / f"{name}-dual-{kind}.npy", lambda: encoder.embed(examples[kind])))).numpy() for kind in kinds}
         else:
             encodings = {kind: cached_encodings(work, f"{name}-{kind}", encoder, examples["contexts"], examples[kind])
                          for kind in kinds}
         timings.setdefault(f"{name}_encodings", round(time.time() - t, 1))
         t = time.time()
-        graphs = cached_pickle(work / f"{name}-graphs-{graph_tag}.pkl", lambda: {
+        graphs = cached(work / f"{name}-graphs-{graph_tag}.pkl", lambda: {
             kind: [featurizer.pair_graph(c, r) for c, r in zip(examples["contexts"], examples[kind])] for kind in ALL_KINDS})
         graphs = {kind: graphs[kind] for kind in kinds}
         timings[f"{name}_graphs"] = round(time.time() - t, 1)

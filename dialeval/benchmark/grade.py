@@ -88,10 +88,9 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     scorer = GradeScorer(model or DEFAULT_MODEL, device=device, batch_size=batch_size)
     contexts, responses = [it.context for it in items], [it.response for it in items]
     start = time.time()
-    encodings, graphs = scorer.features(contexts, responses, graph=True)
-    scores = scorer.score_features(encodings, graphs, scorer.head(True))
+    scores = scorer.score(contexts, responses, graph=True)["grade_scores"]
     seconds = time.time() - start
-    nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]  # its own encoder adapter
+    nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]
     metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items)}
     baseline, multiref_signature = get_runner("multiref")(
         [{"response": it.response, "references": it.references} for it in items], metrics=list(BASELINES))
@@ -101,7 +100,8 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
         "dataset": f"grade-{name}", "metric": "grade", "n": len(items), "systems": sorted({it.system for it in items}),
         "metrics": metrics, "paper": published(name), "signature": scorer.signature(True),
         "signature_nograph": scorer.signature(False), "multiref_signature": multiref_signature,
-        "keyword_coverage": scorer.featurizer.coverage(graphs), "seconds": round(seconds, 1),
+        "keyword_coverage": scorer.featurizer.coverage([scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]),
+        "seconds": round(seconds, 1),
         "pairs_per_second": round(len(items) / seconds, 1),
         "scores": {OURS: scores, OURS_NOGRAPH: nograph},
     }

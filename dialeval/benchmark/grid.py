@@ -305,14 +305,23 @@ def readme_table(result: dict[str, Any]) -> str:
 README_START, README_END = "<!-- metaeval:start -->", "<!-- metaeval:end -->"
 
 
-def update_readme(result: dict[str, Any], readme: str | Path) -> Path:
-    """Replace the block between :data:`README_START` and :data:`README_END` in ``readme`` by
-    :func:`readme_table` (``ValueError`` naming the markers when the file lacks them)."""
+def check_readme(readme: str | Path) -> str:
+    """The text of ``readme``; ``FileNotFoundError``/``ValueError`` when it is missing or lacks the
+    :data:`README_START` ... :data:`README_END` block (checked before a long run, and again after)."""
     path = Path(readme)
+    if not path.is_file():
+        raise FileNotFoundError(f"--readme {path}: no such file")
     text = path.read_text(encoding="utf-8")
     if README_START not in text or README_END not in text:
         raise ValueError(f"{path}: no {README_START} ... {README_END} block to put the meta-evaluation table in")
-    head, rest = text.split(README_START, 1)
+    return text
+
+
+def update_readme(result: dict[str, Any], readme: str | Path) -> Path:
+    """Replace the block between :data:`README_START` and :data:`README_END` in ``readme`` by
+    :func:`readme_table`."""
+    path = Path(readme)
+    head, rest = check_readme(path).split(README_START, 1)
     _, tail = rest.split(README_END, 1)
     path.write_text(f"{head}{README_START}\n{readme_table(result)}\n{README_END}{tail}", encoding="utf-8")
     return path
@@ -335,10 +344,11 @@ def markdown(result: dict[str, Any]) -> str:
                   "", "```", set_table(result, set_name), "```"]
     reasons = [f"- {c['set']} x {c['job']}: {c['status']}: {c['reason']}" for c in result["cells"] if c["status"] != "ok"]
     signatures = sorted({c["signature"] for c in result["cells"] if c["status"] == "ok"})
+    costs = cost_per_job(result)
     parts += ["", "## Cost", "", "```", cost_table(result), "```", "",
               "Per metric (seconds to score all its sets, cached cells at what they cost when scored): "
-              + ", ".join(f"{job} {sec:.0f} s" for job, sec in cost_per_job(result).items())
-              + f"; in all {sum(cost_per_job(result).values()) / 60:.1f} min.",
+              + ", ".join(f"{job} {sec:.0f} s" for job, sec in costs.items())
+              + f"; in all {sum(costs.values()) / 60:.1f} min.",
               f"This run: {result['seconds']} s on this machine (scores read from the cache cost ~0 s).",
               "", "## Cells not scored", "", *(reasons or ["(none)"]),
               "", "## Signatures", "", *[f"- `{s}`" for s in signatures],

@@ -64,11 +64,13 @@ def check_pairs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[st
     return out, responses
 
 
-def make_vectors(config: GradeConfig, encoder: PairEncoder) -> NodeVectors:
-    """The node-vector source the checkpoint was trained with."""
+def make_vectors(config: GradeConfig, encoder: PairEncoder | None) -> NodeVectors:
+    """The node-vector source the checkpoint was trained with (``encoder`` is needed for ``"encoder"`` only)."""
     if config.node_vectors == "glove":
         return glove_vectors()
     if config.node_vectors == "encoder":
+        if encoder is None:
+            raise ValueError("node_vectors 'encoder' needs the encoder whose word-piece table it reads")
         return encoder_vectors(encoder.tokenizer, encoder.word_embeddings(), f"encoder:{encoder.name}")
     if config.node_vectors.startswith("numberbatch:"):
         return numberbatch_vectors(config.node_vectors.split(":", 1)[1])
@@ -87,40 +89,37 @@ class GradeScorer:
                  knowledge_graph: str | None = None) -> None:
         self.name, self.folder = resolve_checkpoint(model)
         self.config = GradeConfig.load(self.folder)
-        self.device, self.batch_size = device, batch_size
-        self.encoder = self.encoder_for(True)
+        self.device, self.batch_size = device or "cpu", batch_size
         graph_path = knowledge_graph or str(self.folder / self.config.graph_file)
         self.graph = load_graph(graph_path, self.config.max_hops)
+        # node vectors from the encoder's word-piece table need an encoder (LoRA leaves that table as it is)
+        encoder = self.encoder_for(True) if self.config.node_vectors == "encoder" else None
         self.featurizer = GraphFeaturizer(
             KeywordExtractor(IDFTable.load(self.folder), self.graph.multiword()), self.graph,
-            make_vectors(self.config, self.encoder), self.config.neighbours,
+            make_vectors(self.config, encoder), self.config.neighbours,
             self.config.context_keywords, self.config.response_keywords,
         )
         self._heads: dict[bool, GradeHead] = {}
 
     def encoder_for(self, graph: bool) -> PairEncoder:
-        """The encoder of the graph / no-graph head: the base with that head's LoRA adapter, if any."""
+        """The encoder of the graph / no-graph head: the base with that head's LoRA adapter, if any
+        (loaded on first use, then kept by :func:`load_encoder`)."""
         adapter = str(self.folder / encoder_adapter_dir(graph)) if self.config.encoder_lora else None
         return load_encoder(self.config.encoder, self.config.max_length, self.device, self.batch_size, adapter)
 
     def head(self, graph: bool) -> GradeHead:
         if graph not in self._heads:
-            self._heads[graph] = GradeHead.load(self.folder, graph, self.config).to(self.encoder.device)
+            self._heads[graph] = GradeHead.load(self.folder, graph, self.config).to(self.device)
         return self._heads[graph]
 
-    def features(self, contexts: Any, responses: Any, graph: bool = True) -> tuple[np.ndarray, list[PairGraph]]:
-        """The pair encodings (by the encoder of the ``graph`` head) and keyword graphs of validated inputs."""
-        contexts, responses = check_pairs(contexts, responses)
-        graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
-        return self.encoder_for(graph).encode(contexts, responses, self.config.pair_encoding), graphs
-
     @torch.inference_mode()
-    def score_features(self, encodings: np.ndarray, graphs: Sequence[PairGraph], head: GradeHead) -> list[float]:
+    def score_features(self, encodings: np.ndarray, graphs: Sequence[PairGraph] | None, head: GradeHead) -> list[float]:
+        """Head scores of pair encodings (and, for a graph head, the pairs' keyword graphs), in batches."""
         scores: list[float] = []
-        for s in range(0, len(graphs), self.batch_size):
-            enc = torch.from_numpy(encodings[s : s + self.batch_size]).to(self.encoder.device)
+        for s in range(0, len(encodings), self.batch_size):
+            enc = torch.from_numpy(encodings[s : s + self.batch_size]).to(self.device)
             if head.use_graph:
-                inputs, adj, mask = (t.to(self.encoder.device) for t in self.featurizer.batch(graphs[s : s + self.batch_size]))
+                inputs, adj, mask = (t.to(self.device) for t in self.featurizer.batch(graphs[s : s + self.batch_size]))
                 out = head(enc, inputs, adj, mask)
             else:
                 out = head(enc)
@@ -137,7 +136,9 @@ class GradeScorer:
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         if not isinstance(graph, bool):
             raise ValueError(f"graph must be True or False, got {graph!r}")
-        encodings, graphs = self.features(contexts, responses, graph)
+        contexts, responses = check_pairs(contexts, responses)
+        encodings = self.encoder_for(graph).encode(contexts, responses, self.config.pair_encoding)
+        graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)] if graph else None
         scores = self.score_features(encodings, graphs, self.head(graph))
         return summarize({"grade": scores}, self.signature(graph))
 
