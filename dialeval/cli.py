@@ -20,12 +20,13 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from dialeval import augment
-from dialeval.data import REPO_ROOT, JudgmentItem, completed_lines, read_numbered_jsonl
+from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
+from dialeval.shipped import shipped_dir
 from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
 from dialeval.tables import fmt, format_table
 
-EXAMPLES = REPO_ROOT / "examples" / "dialogues.jsonl"
+EXAMPLES = shipped_dir("examples") / "dialogues.jsonl"
 # The sub-metrics `dialeval examples` shows per metric (all are in --json).
 HEADLINE = {
     "multiref": ("bleu2", "meteor", "rougeL", "greedy_matching"),

@@ -25,13 +25,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Optional
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+from dialeval.shipped import CHECKOUT_ROOT
+
 
 
 def data_dir() -> Path:
-    """``$DIALEVAL_DATA`` or ``<checkout>/../shared/data``."""
+    """``$DIALEVAL_DATA``, else ``../shared/data`` beside the checkout (a wheel ships no data)."""
     env = os.environ.get("DIALEVAL_DATA")
-    return Path(env).expanduser() if env else REPO_ROOT.parent / "shared" / "data"
+    return Path(env).expanduser() if env else CHECKOUT_ROOT.parent / "shared" / "data"
 
 
 def data_file(*parts: str) -> Path:
@@ -40,7 +41,8 @@ def data_file(*parts: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(
             f"data file not found: {path} (set $DIALEVAL_DATA to the folder holding "
-            f"{'/'.join(parts[:-1]) or '.'}/)"
+            f"{'/'.join(parts)}; the human-judgment sets and corpora are not part of dialeval's "
+            "wheel, a checkout finds them in ../shared/data)"
         )
     return path
 

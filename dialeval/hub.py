@@ -30,9 +30,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from dialeval.data import REPO_ROOT
+from dialeval.shipped import shipped_dir
 
-HUB_ROOT = REPO_ROOT / "hub"
+HUB_ROOT = shipped_dir("hub")
 NAMESPACE = "dialeval"
 # The bundled folders each metric loads by default (tests/test_hub.py checks this against the
 # evaluate samples of dialeval.publish, which name the module that uses each folder).
@@ -51,7 +51,7 @@ NOT_WEIGHTS = ("dialeval_training.json", "dialeval_reference.json")  # reports, 
 
 
 def hub_root() -> Path:
-    """``$DIALEVAL_HUB`` or the checkout's ``hub/`` folder."""
+    """``$DIALEVAL_HUB`` or the shipped ``hub/`` folder (the checkout's, or the wheel's copy)."""
     return Path(os.environ.get("DIALEVAL_HUB", HUB_ROOT)).expanduser()
 
 

