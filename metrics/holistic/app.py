@@ -1,7 +1,12 @@
-"""Gradio widget of the holistic metric (a Hugging Face Space); the diversity aspect needs no model."""
+"""Gradio widget of the holistic metric (a Hugging Face Space), built by dialeval.widget.
+It shows the coherence configuration, the card's first example (model dialeval/smollm2-dailydialog).
+
+Run locally: `python metrics/holistic/app.py`; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT set the address.
+The scoring endpoint is /compute (gradio_client).
+"""
 
 import evaluate
-from evaluate.utils import launch_gradio_widget
+from dialeval.widget import launch_widget
 
-module = evaluate.load("dialeval/holistic", "diversity")
-launch_gradio_widget(module)
+module = evaluate.load("dialeval/holistic", "coherence")
+launch_widget(module)

@@ -1,7 +1,11 @@
-"""Gradio widget of the SSREM metric (a Hugging Face Space)."""
+"""Gradio widget of the SSREM metric (a Hugging Face Space), built by dialeval.widget.
+
+Run locally: `python metrics/ssrem/app.py`; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT set the address.
+The scoring endpoint is /compute (gradio_client).
+"""
 
 import evaluate
-from evaluate.utils import launch_gradio_widget
+from dialeval.widget import launch_widget
 
 module = evaluate.load("dialeval/ssrem")
-launch_gradio_widget(module)
+launch_widget(module)
