@@ -21,6 +21,8 @@ if [ ! -f /usr/share/wordnet/data.noun ] && [ -z "${DIALEVAL_WORDNET_SOURCE:-}" 
 fi
 # Java for the METEOR 1.5 jar of pycocoevalcap (multiref's paper tooling); skipped when java exists.
 command -v java >/dev/null || apt_install default-jre-headless
+# Headless Chromium for the demo's real-browser test (tests/test_demo_browser.py skips without it).
+command -v chromium >/dev/null || apt_install chromium
 
 # 2. torch first, pinned, so that the CPU wheel is taken rather than a multi-GB CUDA build.
 if ! $PY -c "import torch" 2>/dev/null; then

@@ -12,7 +12,7 @@ setup(
     packages=find_packages(include=["dialeval", "dialeval.*"]) + list(shipped_packages),
     package_dir=shipped_packages,
     package_data={
-        "dialeval": ["data/*.json"],
+        "dialeval": ["*/*.json"],
         **{package: ["**/*"] for package in shipped_packages},
     },
     exclude_package_data={package: ["**/__pycache__/*", "**/*.pyc"] for package in shipped_packages},

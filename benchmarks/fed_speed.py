@@ -1,4 +1,4 @@
-"""Speed and exactness of :class:`dialeval.fed.FEDScorer` against the authors' plain FED loop.
+"""Speed and exactness of :class:`dialeval.fed.scorer.FEDScorer` against the authors' plain FED loop.
 
 The plain loop is the algorithm of the authors' ``fed.py``: for every follow-up of every quality,
 tokenise ``conversation + " <eos> " + follow-up`` and run ``model(ids, labels=ids)`` on it alone
@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "tests"))
 
-from dialeval.data import load_fed  # noqa: E402
-from dialeval.fed import QUALITIES_DIALOG, QUALITIES_TURN, FEDScorer, followups, score_name  # noqa: E402
-from dialeval.lm import LOCAL_LM, conversation_text, load_causal_lm  # noqa: E402
+from dialeval.fed.data import load_fed  # noqa: E402
+from dialeval.fed.scorer import QUALITIES_DIALOG, QUALITIES_TURN, FEDScorer, followups, score_name  # noqa: E402
+from dialeval.core.lm import LOCAL_LM, conversation_text, load_causal_lm  # noqa: E402
 
 CONFIGS = {"small": dict(n_layer=6, n_embd=768, n_head=12), "medium": dict(n_layer=24, n_embd=1024, n_head=16)}
 

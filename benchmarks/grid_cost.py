@@ -2,7 +2,7 @@
 
 The grid's cached cells keep the seconds they took when they were scored, often while other jobs
 shared the CPU. This script measures instead, in one run: every grid job (same options as the grid,
-:func:`dialeval.benchmark.grid.job_options`) scores the first ``--n`` items of every set it applies to,
+:meth:`dialeval.core.spec.Job.options_on`) scores the first ``--n`` items of every set it applies to,
 without the score cache, after one warm-up call that loads its models (load time reported apart).
 The full-grid estimate of a job is ``sum over sets of (seconds per item on that set) x (set size)``,
 so longer contexts (FED's dialog set) weigh as they do in the real run.
@@ -21,10 +21,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dialeval.benchmark.grid import JOBS, job_options  # noqa: E402
+from dialeval.benchmark.grid import JOBS  # noqa: E402
 from dialeval.judgments import SETS, load_judgments  # noqa: E402
 from dialeval.runners import get_runner  # noqa: E402
-from dialeval.tables import format_table  # noqa: E402
+from dialeval.core.tables import format_table  # noqa: E402
 
 
 def measure(n: int, sets: list[str], jobs: list[str] | None) -> dict:
@@ -34,7 +34,7 @@ def measure(n: int, sets: list[str], jobs: list[str] | None) -> dict:
         rows = {}
         for set_name in sets:
             items = [vars(it) for it in load_judgments(set_name)]
-            options = job_options(job, set_name, items)
+            options = job.options_on(set_name, items)
             run = get_runner(job.metric)
             sample = items[:n]
             try:

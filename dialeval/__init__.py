@@ -7,7 +7,7 @@ The metrics live in :mod:`dialeval` (the real implementations) and are exposed a
 __version__ = "0.1.0"
 
 from dialeval.modules import available_metrics, load  # noqa: E402
-from dialeval.quiet import quiet_third_party  # noqa: E402
+from dialeval.core.quiet import quiet_third_party  # noqa: E402
 
 quiet_third_party()  # evaluate's offline "latest cached version" notice; DIALEVAL_VERBOSE=1 keeps it
 

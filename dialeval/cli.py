@@ -19,20 +19,14 @@ import sys
 from pathlib import Path
 from typing import Any, Sequence
 
-from dialeval import augment
+from dialeval import registry
 from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
 from dialeval.shipped import shipped_dir
 from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
-from dialeval.tables import fmt, format_table
+from dialeval.core.tables import fmt, format_table
 
 EXAMPLES = shipped_dir("examples") / "dialogues.jsonl"
-# The sub-metrics `dialeval examples` shows per metric (all are in --json).
-HEADLINE = {
-    "multiref": ("bleu2", "meteor", "rougeL", "greedy_matching"),
-    "fed": ("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
-    "holistic": ("coherence", "fluency", "diversity", "consistency"),
-}
 META_SUFFIX = ".meta.json"
 
 
@@ -116,7 +110,7 @@ def _launcher_device(metric: str, options: dict[str, Any]) -> dict[str, Any]:
 def cmd_score(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
-    from dialeval.options import check_number
+    from dialeval.core.options import check_number
     from dialeval.scoring import check_options, score_chunks
 
     check_number("--chunk-size", args.chunk_size, minimum=1, integer=True)
@@ -173,7 +167,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         raise ValueError("give --aspect or --dataset, not both")
     dataset = f"{args.metric}-{args.aspect}" if args.aspect else args.dataset
     if not dataset:
-        raise ValueError("benchmark needs --dataset (or --aspect for holistic)")
+        raise ValueError("benchmark needs --dataset (or --aspect for a metric with aspects)")
     result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
     if args.save:
         Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -208,35 +202,15 @@ def cmd_merge(args: argparse.Namespace) -> int:
     return 0
 
 
-# What `dialeval examples` runs: (metric, options) jobs; a job whose model is missing is skipped
-# with the resolver's message (holistic consistency needs the NLI model, the rest runs on SmolLM2).
-# FED runs the paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with
-# humans than the authors' whole-string loss (metrics/fed/README.md).
-EXAMPLE_JOBS: tuple[tuple[str, dict[str, Any]], ...] = (
-    ("multiref", {}),
-    ("fed", {"mode": "conditional"}),
-    ("holistic", {"aspects": ["coherence", "fluency", "diversity"]}),
-    ("holistic", {"aspects": ["consistency"]}),
-    ("grade", {}),
-    ("ssrem", {}),
-)
-
-
-def _say_fed_fallback(signatures: Sequence[str]) -> None:
-    """Say when FED did not run on the paper's DialoGPT-large (offline: the bundled dialogue adapter)."""
-    from dialeval.fed import DEFAULT_MODEL
-
-    if any(f"model:{DEFAULT_MODEL}" not in s for s in signatures):
-        print(f"fed: the paper's {DEFAULT_MODEL} cannot be had here (offline or not cached); scored with the "
-              "model named in the signature above (the bundled dialeval/smollm2-dialogue by default)")
-
-
 def cmd_examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
     items, _ = _read_items(args.input)
     results: dict[str, Any] = {}
-    for metric, options in EXAMPLE_JOBS:
+    # every metric's example jobs (MetricSpec.example_jobs); a job whose model is missing is skipped
+    # with the resolver's message
+    jobs = [(spec.name, options) for spec in registry.specs() for options in spec.example_jobs]
+    for metric, options in jobs:
         if args.metrics and metric not in args.metrics:
             continue
         entry = results.setdefault(metric, {"scores": {}, "signatures": [], "skipped": []})
@@ -250,7 +224,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
-    columns = [(m, s) for m, r in results.items() for s in HEADLINE.get(m, r["scores"]) if s in r["scores"]]
+    columns = [(m, s) for m, r in results.items() for s in registry.spec(m).headline or r["scores"] if s in r["scores"]]
     rows = [
         [it.get("id") or str(i + 1), it["response"][:40]]
         + [fmt(results[m]["scores"][s][i]) for m, s in columns]
@@ -260,13 +234,16 @@ def cmd_examples(args: argparse.Namespace) -> int:
     for metric, r in results.items():
         for line in r["signatures"] + [f"skipped: {reason}" for reason in r["skipped"]]:
             print(f"{metric}: {line}")
-    _say_fed_fallback(results.get("fed", {}).get("signatures", []))
+    for metric, r in results.items():
+        note = registry.spec(metric).example_note
+        if note and r["signatures"] and (text := note(r["signatures"])):
+            print(f"{metric}: {text}")
     return 0
 
 
 def cmd_register(args: argparse.Namespace) -> int:
     from dialeval.modules import register
-    from dialeval.resources import prepare_wordnet
+    from dialeval.core.resources import prepare_wordnet
 
     for path in register():
         print(f"registered {path}")
@@ -303,8 +280,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("benchmark", help="correlation with human judgment")
     p.add_argument("--metric", choices=sorted(RUNNERS))
     p.add_argument("--dataset", help="a named data set or a JSONL file")
-    p.add_argument("--aspect", choices=("coherence", "fluency", "consistency"),
-                   help="holistic: the Pang et al. set of this aspect (same as --dataset holistic-<aspect>)")
+    with_aspects = [spec for spec in registry.specs() if spec.aspects]
+    p.add_argument("--aspect", choices=list(dict.fromkeys(a for spec in with_aspects for a in spec.aspects)),
+                   help="; ".join(f"{spec.name}: the set of this aspect (same as --dataset {spec.name}-<aspect>)"
+                                  for spec in with_aspects))
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     p.add_argument("--json", action="store_true")
     p.add_argument("--save", metavar="FILE.json", help="also write the result as JSON to this file")
@@ -323,9 +302,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("shards", nargs="*", help="shard files (default: every OUT.shard-*-of-*.jsonl)")
     p.set_defaults(func=cmd_merge)
 
-    p = sub.add_parser("augment", help="paraphrase queries for holistic diversity (WordNet substitution / CTG)")
-    augment.add_arguments(p)
-    p.set_defaults(func=augment.run)
+    for spec in registry.specs():  # sub-commands a metric brings (holistic's augment)
+        for command in spec.commands:
+            p = sub.add_parser(command.name, help=command.help)
+            command.add_arguments(p)
+            p.set_defaults(func=command.run)
 
     from dialeval import publish
     p = sub.add_parser("publish", help="validate (--dry-run) and upload a hub/<name> folder to the Hub")
@@ -338,7 +319,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from dialeval.quiet import quiet_third_party
+    from dialeval.core.quiet import quiet_third_party
 
     quiet_third_party()
     args = build_parser().parse_args(argv)

@@ -148,3 +148,8 @@ def inter_rater(ratings: Sequence[Sequence[float]]) -> dict[str, float]:
         "spearman_mean": sum(spearman) / k, "spearman_max": max(spearman),
         "pearson_mean": sum(pearson) / k, "pearson_max": max(pearson),
     }
+
+
+def correlate_all(per_item: dict[str, list[float]], human: Sequence[float]) -> dict[str, dict]:
+    """:func:`correlate` of every sub-score's per-item list with the human scores, as dicts."""
+    return {name: correlate(scores, human).as_dict() for name, scores in per_item.items()}

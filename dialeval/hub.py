@@ -34,15 +34,6 @@ from dialeval.shipped import shipped_dir
 
 HUB_ROOT = shipped_dir("hub")
 NAMESPACE = "dialeval"
-# The bundled folders each metric loads by default (tests/test_hub.py checks this against the
-# evaluate samples of dialeval.publish, which name the module that uses each folder).
-BUNDLED_FOR_METRIC: dict[str, tuple[str, ...]] = {
-    "multiref": (),
-    "fed": ("smollm2-dialogue",),
-    "holistic": ("smollm2-dailydialog", "minilm-nli"),
-    "grade": ("grade-dailydialog",),
-    "ssrem": ("ssrem-chitchat",),
-}
 CARD_FILE = "README.md"
 HASH_CHARS = 12
 # The files whose bytes define a model (the card and the training report do not change scores).

@@ -30,7 +30,8 @@ from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 
-from dialeval.options import check_names
+from dialeval import registry
+from dialeval.core.options import check_names
 from dialeval.runners import RUNNERS, get_runner
 
 
@@ -50,7 +51,7 @@ def decode(tokenizer: Any, ids: Any, ignore_index: int = -100) -> list[str]:
 
 def compute_metrics(
     tokenizer: Any,
-    metrics: str | Sequence[str] = ("multiref",),
+    metrics: str | Sequence[str] | None = None,
     references: Sequence[Sequence[str]] | None = None,
     contexts: Sequence[Sequence[str]] | None = None,
     options: Mapping[str, Mapping[str, Any]] | None = None,
@@ -58,10 +59,13 @@ def compute_metrics(
 ) -> Callable[[Any], dict[str, float]]:
     """A ``compute_metrics`` function for ``transformers.Trainer`` scoring generations with dialeval.
 
-    ``references[i]`` / ``contexts[i]`` belong to the ``i``-th example of the evaluation set (its
-    order is kept by ``Trainer``); ``options`` maps a metric name to its runner options, e.g.
-    ``{"multiref": {"metrics": ["bleu2", "rougeL"]}}``.
+    ``metrics`` defaults to the reference-based word-overlap metrics (``MetricSpec.trainer_default``:
+    multiref, which needs only the labels). ``references[i]`` / ``contexts[i]`` belong to the ``i``-th
+    example of the evaluation set (its order is kept by ``Trainer``); ``options`` maps a metric name
+    to its runner options, e.g. ``{"multiref": {"metrics": ["bleu2", "rougeL"]}}``.
     """
+    if metrics is None:
+        metrics = [spec.name for spec in registry.specs() if spec.trainer_default]
     names = check_names("metrics", metrics, sorted(RUNNERS))
     options = dict(options or {})
     extra = sorted(set(options) - set(names))

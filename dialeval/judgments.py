@@ -13,7 +13,7 @@ or any JSON-lines file in the generic format; :func:`load_dataset` gives the sam
 | ``multiref-mturk`` | 500 | mean appropriateness; the paper's 5 references | Gupta et al. 2019 |
 
 FED dialog-level items put the whole conversation in ``context + [response]`` (the last turn as
-``response``), which is how :func:`dialeval.runners.run_fed` reads a conversation.
+``response``), which is how FED's runner reads a conversation.
 """
 
 from __future__ import annotations
@@ -21,54 +21,24 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from dialeval import data
+from dialeval import data, registry
 from dialeval.data import JudgmentItem
 
 
-def _fed(level: str) -> list[JudgmentItem]:
-    return [
-        JudgmentItem(it["turns"][:-1], it["turns"][-1], it["ratings"]["overall"], system=it["system"], id=str(i))
-        for i, it in enumerate(data.load_fed(level))
-    ]
-
-
-def _holistic(aspect: str) -> list[JudgmentItem]:
-    items = []
-    for it in data.load_holistic(aspect):
-        context = it.get("history") or ([it["query"]] if "query" in it else [])
-        score = sum(it["ratings"]) / len(it["ratings"])
-        items.append(JudgmentItem(list(context), it["response"], score, system=it.get("source"), id=it["id"]))
-    return items
-
-
-def _grade(dataset: str) -> list[JudgmentItem]:
-    loader = getattr(data, "load_grade", None)
-    if loader is None:
-        raise FileNotFoundError("this dialeval has no GRADE data loader (dialeval.data.load_grade)")
-    return loader(dataset)
-
-
-SETS: dict[str, Callable[[], list[JudgmentItem]]] = {
-    "fed-turn": lambda: _fed("turn"),
-    "fed-dialog": lambda: _fed("dialog"),
-    "grade-convai2": lambda: _grade("convai2"),
-    "grade-dailydialog": lambda: _grade("dailydialog"),
-    "grade-empathetic": lambda: _grade("empatheticdialogues"),
-    "holistic-coherence": lambda: _holistic("coherence"),
-    "holistic-fluency": lambda: _holistic("fluency"),
-    "holistic-consistency": lambda: _holistic("consistency"),
-    "multiref-mturk": lambda: data.with_five_references(data.load_multiref_mturk()),
-}
+def sets() -> dict[str, Callable[[], list[JudgmentItem]]]:
+    """Every named human-judgment set (declared by the metric that owns it): name -> loader."""
+    return registry.judgment_sets()
 
 
 def load_judgments(name_or_path: str | Path) -> list[JudgmentItem]:
-    """A named set of :data:`SETS` or a generic JSON-lines file (``context``, ``response``,
+    """A named set of :func:`sets` or a generic JSON-lines file (``context``, ``response``,
     ``score``, optional ``references``, ``system``, ``id``)."""
-    if str(name_or_path) in SETS:
-        return SETS[str(name_or_path)]()
+    named = sets()
+    if str(name_or_path) in named:
+        return named[str(name_or_path)]()
     if Path(name_or_path).is_file():
         return data.load_judgment_file(name_or_path)
-    raise FileNotFoundError(f"unknown human-judgment set {str(name_or_path)!r}: not one of {sorted(SETS)} and not a file")
+    raise FileNotFoundError(f"unknown human-judgment set {str(name_or_path)!r}: not one of {sorted(named)} and not a file")
 
 
 def load_dataset(name_or_path: str | Path):

@@ -15,8 +15,8 @@ A model argument is looked up in this order (the first hit wins):
 
 When the Hub cannot be reached (``HF_HUB_OFFLINE=1``, or no route to huggingface.co, checked with
 a short socket probe) a model that is none of these raises :class:`ModelNotFoundError` at once,
-naming the bundled alternative (:data:`BUNDLED_ALTERNATIVES`) or the ``training/`` command that
-builds it (:data:`BUILD_HINTS`). Nothing here waits on the network for more than ``PROBE_TIMEOUT_S``.
+naming the bundled alternative or the ``training/`` command that builds it (each metric declares
+both: :func:`dialeval.registry.hub_alternatives`, :func:`dialeval.registry.build_hints`). Nothing here waits on the network for more than ``PROBE_TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -30,33 +30,6 @@ from pathlib import Path
 HUB_HOST = "huggingface.co"
 PROBE_TIMEOUT_S = 2.0
 
-# The bundled dialeval model that stands in for a published one when the Hub is out of reach.
-BUNDLED_ALTERNATIVES: dict[str, str] = {
-    "microsoft/DialoGPT-large": "dialeval/smollm2-dialogue",
-    "microsoft/DialoGPT-medium": "dialeval/smollm2-dialogue",
-    "gpt2": "dialeval/smollm2-dailydialog",
-    "roberta-large-mnli": "dialeval/minilm-nli",
-    "FacebookAI/roberta-large-mnli": "dialeval/minilm-nli",
-}
-
-_LM_DIALOGUE = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
-_LM_DAILYDIALOG = (
-    "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
-)
-_NLI = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 25"
-# How to (re)build each dialeval model: shown in the error a missing model raises.
-BUILD_HINTS: dict[str, str] = {
-    "dialeval/smollm2-dialogue": _LM_DIALOGUE,
-    "dialeval/smollm2-dailydialog": _LM_DAILYDIALOG,
-    "dialeval/minilm-nli": _NLI,
-    "dialeval/grade-dailydialog": "python training/grade.py --output hub/grade-dailydialog",
-    "dialeval/ssrem-chitchat": "python training/ssrem.py --threads 1 --minutes 12",
-    "microsoft/DialoGPT-large": _LM_DIALOGUE,
-    "gpt2": _LM_DAILYDIALOG,
-    "roberta-large-mnli": _NLI,
-}
-for _name in [k for k in BUILD_HINTS if k.startswith("dialeval/")]:
-    BUILD_HINTS[_name.split("/", 1)[1]] = BUILD_HINTS[_name]  # plain names too: "minilm-nli"
 MODEL_FILES = ("config.json",)
 ADAPTER_FILES = ("adapter_config.json",)
 ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
@@ -136,18 +109,20 @@ def _hf_cached(repo_id: str) -> str | None:
 
 
 def _missing_message(text: str, what: str) -> str:
+    from dialeval import registry
     from dialeval.hub import NAMESPACE, bundled_dir
 
     parts = [
         f"{what} {text!r} is not a local directory, not under {models_dir()} ($DIALEVAL_MODELS), not in the "
         "Hugging Face cache, not bundled in hub/, and the Hugging Face Hub cannot be reached."
     ]
-    alternative = BUNDLED_ALTERNATIVES.get(text)
+    alternative = registry.hub_alternatives().get(text)
     if alternative and bundled_dir(alternative) is not None:
         parts.append(f"Use the bundled alternative: model={alternative!r} ({bundled_dir(alternative)}).")
     elif alternative:
         parts.append(f"Its dialeval alternative {alternative!r} is not bundled in this checkout.")
-    hint = BUILD_HINTS.get(text) or (BUILD_HINTS.get(alternative) if alternative else None)
+    hints = registry.build_hints()
+    hint = hints.get(text) or (hints.get(alternative) if alternative else None)
     if hint:
         parts.append(f"Build it with `{hint}` (see training/README.md).")
     elif text.startswith(f"{NAMESPACE}/"):
@@ -192,3 +167,16 @@ def resolve_model(name: str | os.PathLike, what: str = "model") -> str:
 
         return snapshot_download(text)
     return text
+
+
+def preferred_model(hub_id: str, *local_names: str) -> str:
+    """The first of ``hub_id, *local_names`` that can be had now (a local or bundled copy, or a
+    reachable Hub), else the last of them (loading it then builds it or raises the resolver's
+    error, which names the training command)."""
+    for name in (hub_id, *local_names):
+        try:
+            resolve_model(name)
+            return name
+        except (ModelNotFoundError, ValueError):
+            continue
+    return (hub_id, *local_names)[-1]

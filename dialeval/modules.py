@@ -45,7 +45,7 @@ def load(name: str, config_name: str | None = None, **kwargs: Any):
     """``evaluate.load`` of the packaged module ``name`` by its local path (never the network)."""
     import evaluate
 
-    from dialeval.quiet import quiet_third_party
+    from dialeval.core.quiet import quiet_third_party
 
     quiet_third_party(models_next=True)
 

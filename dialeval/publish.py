@@ -7,7 +7,7 @@ module adds what makes it publishable and checkable:
   ``library_name``, ``license``, ``tags``, ``model-index`` with the measured numbers) and a body with
   the base (pinned packages, tensor hash), the weights id, the training run and the comparison of
   the adapter with the full fine-tune it replaces. Numbers come from the folder's training report
-  and from ``benchmarks/results/*.json`` (:data:`CARDS`); nothing is typed in by hand.
+  and from ``benchmarks/results/*.json`` (:func:`cards`); nothing is typed in by hand.
 * :func:`write_reference` / :func:`check_reference` -- ``dialeval_reference.json``: scores of a
   fixed sample (library level: LM log-probabilities or NLI probabilities; and, for the tests, the
   outputs of the ``evaluate`` module that uses the weights), recomputed to within ``1e-4``.
@@ -30,11 +30,11 @@ import json
 import math
 import os
 import sys
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dialeval import hub
+from dialeval import hub, registry
+from dialeval.core.spec import SAMPLE_PAIRS, CardSpec, EvaluateSample
 from dialeval.shipped import CHECKOUT_ROOT
 
 REFERENCE_FILE = "dialeval_reference.json"
@@ -45,13 +45,6 @@ RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"  # publishing is done from a 
 FULL_COMMIT = "1f1df98"  # the commit whose benchmarks/results hold the full fine-tunes' correlations
 REQUIRED_METADATA = ("base_model", "datasets", "library_name", "license", "tags", "model-index")
 
-# The fixed sample every bundled model scores (library level) for its reference file.
-SAMPLE_PAIRS = (
-    ("Do you like reading books?", "Yes, mostly novels. I read one every week."),
-    ("What time does the train leave?", "It leaves at half past seven, so we should hurry."),
-    ("I failed my driving test again.", "Oh no, I am sorry. You will pass next time, I am sure."),
-    ("Can I help you?", "banana the of purple quickly"),
-)
 NLI_SAMPLE = (
     ("I have two dogs and a cat.", "I do not have any pets."),
     ("I have two dogs and a cat.", "I own animals."),
@@ -60,97 +53,27 @@ NLI_SAMPLE = (
 )
 
 
-@dataclass(frozen=True)
-class CardSpec:
-    """What a bundled model's card says beyond its training report."""
-
-    title: str
-    summary: str
-    used_by: str
-    datasets: tuple[str, ...]
-    tags: tuple[str, ...]
-    pipeline_tag: str
-    # (dataset, score key, adapter results file, full fine-tune results file) from benchmarks/results
-    benchmarks: tuple[tuple[str, str, str, str], ...] = ()
-    # the full fine-tune it replaces, as reported in training/README.md and in the benchmark files of
-    # commit FULL_COMMIT (later runs of the same plain names score the bundled adapters instead)
-    full: dict = field(default_factory=dict)
+def cards() -> dict[str, CardSpec]:
+    """Every bundled folder's card text, as the metric that uses it declares it (``MetricSpec.cards``)."""
+    return {name: card for spec in registry.specs() for name, card in spec.cards.items()}
 
 
-_QUERIES = [q for q, _ in SAMPLE_PAIRS]
-_RESPONSES = [r for _, r in SAMPLE_PAIRS]
-CARDS: dict[str, CardSpec] = {
-    "smollm2-dailydialog": CardSpec(
-        title="SmolLM2-135M-Instruct, LoRA-tuned on DailyDialog query/response pairs",
-        summary=(
-            "The language model behind dialeval's holistic coherence and fluency (Pang et al. 2020, who "
-            "fine-tune GPT-2 on DailyDialog): SmolLM2-135M-Instruct with a LoRA adapter trained on "
-            "`q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
-            "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
-            "DailyDialog validation pairs (`cutoff=\"model\"`)."
-        ),
-        used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` (default model)",
-        datasets=("li2017dailydialog/daily_dialog",),
-        tags=("dialogue", "evaluation", "lora", "holistic"),
-        pipeline_tag="text-generation",
-        benchmarks=(
-            ("holistic-coherence", "coherence", "holistic-coherence-smollm2-dailydialog-lora",
-             "holistic-coherence-smollm2-dailydialog"),
-            ("holistic-fluency", "fluency", "holistic-fluency-smollm2-dailydialog-lora",
-             "holistic-fluency-smollm2-dailydialog"),
-        ),
-        full={"steps": 210, "minutes": 47, "perplexity_base": 22.27, "perplexity_tuned": 12.57, "size_mb": 538,
-              "spearman": {"holistic-coherence": 0.6594, "holistic-fluency": 0.6232}},
-    ),
-    "smollm2-dialogue": CardSpec(
-        title="SmolLM2-135M-Instruct, LoRA-tuned on whole DailyDialog + chit-chat conversations",
-        summary=(
-            "The dialogue model of dialeval's FED when DialoGPT-large cannot be had (the dialogue "
-            "fine-tuning that made DialoGPT out of GPT-2, in miniature): SmolLM2-135M-Instruct with a "
-            "LoRA adapter trained on whole conversations written as FED reads them, "
-            "`eos turn1 eos turn2 ...`, from DailyDialog train and the chit-chat corpus."
-        ),
-        used_by="`evaluate.load(\"dialeval/fed\")` (offline default), `dialeval augment --method ctg`",
-        datasets=("li2017dailydialog/daily_dialog",),
-        tags=("dialogue", "evaluation", "lora", "fed"),
-        pipeline_tag="text-generation",
-        benchmarks=(
-            ("fed-dialog", "overall", "fed-dialog-smollm2-dialogue-lora-conditional",
-             "fed-dialog-smollm2-dialogue-conditional"),
-        ),
-        full={"steps": 102, "minutes": 32, "perplexity_base": 44.43, "perplexity_tuned": 16.69, "size_mb": 538,
-              "spearman": {"fed-dialog": 0.5079}},
-    ),
-    "minilm-nli": CardSpec(
-        title="MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
-        summary=(
-            "The offline NLI classifier of dialeval's holistic consistency (Pang et al. 2020 use "
-            "roberta-large-mnli): the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter "
-            "and a 3-way head (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, "
-            "ANLI test and SICK pairs, 10% of each source's premises held out."
-        ),
-        used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` (offline default)",
-        datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
-        tags=("nli", "evaluation", "lora", "holistic"),
-        pipeline_tag="text-classification",
-        benchmarks=(
-            ("holistic-consistency", "consistency", "holistic-consistency-minilm-nli-lora",
-             "holistic-consistency-minilm-nli"),
-        ),
-        full={"steps": 800, "minutes": 24, "accuracy": 0.721, "size_mb": 91,
-              "spearman": {"holistic-consistency": 0.1257}},
-    ),
-}
+def evaluate_samples() -> dict[str, tuple[EvaluateSample, ...]]:
+    """What every bundled folder reproduces through its evaluate module (tests/test_hub.py, --dry-run),
+    as the metric that uses it declares it (``MetricSpec.samples``)."""
+    return {name: samples for spec in registry.specs() for name, samples in spec.samples.items()}
 
 
 def card_spec(name: str, folder: Path) -> CardSpec:
-    """:data:`CARDS`' entry for ``name``, or a plain one for another run (a test, an experiment)."""
-    if name in CARDS:
-        return CARDS[name]
+    """:func:`cards`' entry for ``name``, or a plain one for another run (a test, an experiment)."""
+    known = cards()
+    if name in known:
+        return known[name]
     task = _task_type(folder)
     return CardSpec(
         title=f"{name}: a dialeval training run", summary="Written by a dialeval training/ script.",
         used_by="a local model argument (`model=\"path/to/folder\"`)", datasets=(), tags=("lora",),
+        usage=f'# pass the folder as the model of the metric that uses it: model="path/to/{name}"',
         pipeline_tag="text-classification" if task == "SEQ_CLS" else "text-generation",
     )
 
@@ -292,7 +215,7 @@ Used by: {spec.used_by}. Weights id in result signatures: `dialeval/{name}@{hub.
 
 ```python
 import evaluate  # offline: the checkout's hub/{name} folder is found as dialeval/{name}
-{_usage(name)}
+{spec.usage}
 ```
 
 {_base_section(folder, args)}
@@ -313,7 +236,7 @@ in dialeval's `training/README.md` and `benchmarks/results/` (its weights were n
 
 {_comparison(name, folder, report)}
 
-Never trained on the human-judgment sets the benchmarks use (FED, holistic, multiref, GRADE).
+Never trained on the human-judgment sets the benchmarks use ({', '.join(registry.judgment_sets())}).
 """
 
 
@@ -344,18 +267,6 @@ def _method(folder: Path) -> str:
             f"{', '.join(config['target_modules'])}{head}")
 
 
-def _usage(name: str) -> str:
-    if name == "smollm2-dialogue":
-        return ('fed = evaluate.load("dialeval/fed")\n'
-                'fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/smollm2-dialogue")')
-    if name == "minilm-nli":
-        return ('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
-                'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
-                '                    nli="dialeval/minilm-nli")')
-    return ('coherence = evaluate.load("dialeval/holistic", "coherence")   # default model: this one\n'
-            'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."])')
-
-
 def _command(name: str, args: dict) -> str:
     script = "training/nli.py" if name == "minilm-nli" else f"training/finetune_lm.py --preset {args.get('preset')}"
     keep = ("lr", "warmup", "max_steps", "minutes", "save_every", "lora_r", "threads")
@@ -364,7 +275,7 @@ def _command(name: str, args: dict) -> str:
 
 
 def write_model_card(folder: str | os.PathLike) -> Path:
-    """Write ``folder/README.md`` for an adapter folder from its reports (:data:`CARDS` describes
+    """Write ``folder/README.md`` for an adapter folder from its reports (:func:`cards` describes
     the bundled models; another folder gets a plain card)."""
     folder = Path(folder)
     name = folder.name
@@ -397,47 +308,18 @@ def sample_scores(folder: str | os.PathLike) -> list:
     folder = Path(folder)
     kind = _task_type(folder)
     if kind == "CAUSAL_LM":
-        from dialeval.lm import LMScorer, load_causal_lm
+        from dialeval.core.lm import LMScorer, load_causal_lm
 
         model, tokenizer = load_causal_lm(folder)
         scorer = LMScorer(model, tokenizer, batch_size=4)
         ids = [tokenizer(f"{q} {r}", add_special_tokens=False)["input_ids"] for q, r in SAMPLE_PAIRS]
         return [[lp, n] for lp, n in scorer.sequence_logprobs(ids)]
     if kind == "SEQ_CLS":
-        from dialeval.nli import NLIScorer
+        from dialeval.core.nli import NLIScorer
 
         scorer = NLIScorer(str(folder), device="cpu")
         return scorer.probs([p for p, _ in NLI_SAMPLE], [h for _, h in NLI_SAMPLE])
     raise ValueError(f"{folder}: not a dialeval adapter folder (adapter_config.json task_type CAUSAL_LM or SEQ_CLS)")
-
-
-# What every bundled folder reproduces through its evaluate module (tests/test_hub.py, --dry-run):
-# name -> ((module, config, compute() inputs, keyword naming the model, output key), ...).
-EVALUATE_SAMPLES: dict[str, tuple[tuple[str, str | None, dict, str, str], ...]] = {
-    "smollm2-dailydialog": (
-        ("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES},
-         "model", "coherence_scores"),
-        ("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
-    ),
-    "smollm2-dialogue": (
-        ("fed", None, {"conversations": [[q, r] for q, r in SAMPLE_PAIRS], "level": "turn", "mode": "paper"},
-         "model", "turn_overall_scores"),
-    ),
-    "minilm-nli": (
-        ("holistic", "consistency",
-         {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
-          "responses": ["I do not have any pets.", "The shop opens at nine."]},
-         "nli", "consistency_scores"),
-    ),
-    "grade-dailydialog": (
-        ("grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": _RESPONSES}, "model",
-         "grade_scores"),
-    ),
-    "ssrem-chitchat": (
-        ("ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": _RESPONSES,
-                         "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),
-    ),
-}
 
 
 def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True, model: str | None = None) -> dict[str, list]:
@@ -451,10 +333,11 @@ def evaluate_scores(name: str, with_model: bool, hub_modules: bool = True, model
     from dialeval.modules import load
 
     out = {}
-    for module, config, kwargs, keyword, key in EVALUATE_SAMPLES[name]:
+    for sample in evaluate_samples()[name]:
+        module, config, key = sample.module, sample.config, sample.output
         metric = evaluate.load(f"dialeval/{module}", config) if hub_modules else load(module, config)
-        extra = {keyword: model or f"{hub.NAMESPACE}/{name}"} if with_model else {}
-        result = metric.compute(**kwargs, **extra)
+        extra = {sample.model_keyword: model or f"{hub.NAMESPACE}/{name}"} if with_model else {}
+        result = metric.compute(**sample.inputs, **extra)
         out[f"{module}/{config or ''}/{key}"] = {"values": list(result[key]) if isinstance(result[key], list)
                                                  else [result[key]], "signature": result.get("signature")}
     return out
@@ -466,7 +349,7 @@ def write_reference(folder: str | os.PathLike, with_evaluate: bool = True) -> Pa
     data: dict[str, Any] = {"weights": hub.content_hash(folder)}
     if (folder / "adapter_config.json").is_file():  # adapters: the base + adapter sample as well
         data["sample"] = sample_scores(folder)
-    if with_evaluate and folder.name in EVALUATE_SAMPLES:
+    if with_evaluate and folder.name in evaluate_samples():
         data["evaluate"] = evaluate_scores(folder.name, with_model=True, hub_modules=False)
     path = folder / REFERENCE_FILE
     path.write_text(json.dumps(data, indent=1) + "\n")
@@ -474,7 +357,9 @@ def write_reference(folder: str | os.PathLike, with_evaluate: bool = True) -> Pa
 
 
 def max_difference(a: Any, b: Any) -> float:
-    """The largest absolute difference between two equally nested lists/dicts of numbers."""
+    """The largest difference between two equally nested lists/dicts of numbers (``a`` recomputed,
+    ``b`` stored), relative to ``|a|`` where ``|a| > 1``: summed log-probabilities of -50 differ by
+    ~2e-4 between CPUs and library builds in float32, a probability of 0.5 must not differ by that much."""
     if isinstance(a, dict) and isinstance(b, dict):
         if set(a) != set(b):
             return math.inf
@@ -483,7 +368,7 @@ def max_difference(a: Any, b: Any) -> float:
         if len(a) != len(b):
             return math.inf
         return max((max_difference(x, y) for x, y in zip(a, b)), default=0.0)
-    return abs(float(a) - float(b))
+    return abs(float(a) - float(b)) / max(1.0, abs(float(a)))
 
 
 def stored_reference(folder: Path, part: str) -> dict:
@@ -512,7 +397,7 @@ def check_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> 
 
 
 def check_evaluate_reference(folder: str | os.PathLike, tolerance: float = TOLERANCE) -> str:
-    """Recompute the folder's :data:`EVALUATE_SAMPLES` outputs through this checkout's modules (for
+    """Recompute the folder's :func:`evaluate_samples` outputs through this checkout's modules (for
     folders that are not peft adapters: GRADE, SSREM); ``ValueError`` when they differ from the
     stored ones by more than ``tolerance`` or were stored for other weights."""
     folder = Path(folder)
@@ -543,7 +428,7 @@ def validate(folder: str | os.PathLike) -> list[str]:
         done.append(f"adapter config loads with from_pretrained: {config.peft_type} r={getattr(config, 'r', '?')}, "
                     f"base {config.base_model_name_or_path}")
         done.append(check_reference(folder))  # loads the weights over the checked base
-    elif folder.name in EVALUATE_SAMPLES:  # a dialeval model of its own kind (GRADE, SSREM)
+    elif folder.name in evaluate_samples():  # a dialeval model of its own kind (GRADE, SSREM)
         done.append(check_evaluate_reference(folder))
     else:
         from transformers import AutoConfig

@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from dialeval.resources import cache_dir
+from dialeval.core.resources import cache_dir
 
 PerItem = dict[str, list[float]]
 
@@ -38,14 +38,16 @@ def items_hash(items: Sequence[dict]) -> str:
 @functools.lru_cache(maxsize=16)
 def weights_fingerprint(metric: str) -> str:
     """Content hashes of the bundled model folders ``metric`` loads by default
-    (:data:`dialeval.hub.BUNDLED_FOR_METRIC`), so retrained weights miss the cache of the metrics
+    (``MetricSpec.bundled``, :func:`dialeval.registry.bundled_for_metric`), so retrained weights miss the cache of the metrics
     that use them and only those; an unknown metric is keyed by every bundled folder."""
-    from dialeval.hub import BUNDLED_FOR_METRIC, content_hash, hub_root
+    from dialeval.hub import content_hash, hub_root
+    from dialeval.registry import bundled_for_metric
 
     root = hub_root()
     folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.iterdir())) if root.is_dir() else []
-    if metric in BUNDLED_FOR_METRIC:
-        folders = [p for p in folders if p.name in BUNDLED_FOR_METRIC[metric]]
+    bundled = bundled_for_metric()
+    if metric in bundled:
+        folders = [p for p in folders if p.name in bundled[metric]]
     return _digest({p.name: content_hash(p) for p in folders})
 
 

@@ -15,7 +15,7 @@ import re
 import time
 from typing import Any, Callable, Iterator, Sequence
 
-from dialeval.options import check_known, check_number
+from dialeval.core.options import check_known, check_number
 from dialeval.runners import Runner, get_runner
 
 FIRST_CHUNK = 4

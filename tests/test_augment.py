@@ -1,4 +1,4 @@
-"""Query augmentation (dialeval.augment): WordNet substitution and conditional generation."""
+"""Query augmentation (dialeval.holistic.augment): WordNet substitution and conditional generation."""
 
 import argparse
 import importlib.util
@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from dialeval import augment
-from dialeval.augment import (
-    WS_POS, augment_file, ctg_paraphrases, pos_tag, token_spans, ws_paper_group, ws_paraphrases,
-)
-from dialeval.resources import load_wordnet
+from dialeval.core import pos
+from dialeval.core.pos import pos_tag, token_spans
+from dialeval.holistic import augment
+from dialeval.holistic.augment import WS_POS, augment_file, ctg_paraphrases, ws_paper_group, ws_paraphrases
+from dialeval.core.resources import load_wordnet
 from tiny_lm import tiny_gpt2, tiny_tokenizer
 
 TEXT = "The old man quickly drank cold water and wrote a long letter to his good friend ."
@@ -101,13 +101,13 @@ def test_ws_bad_input(kwargs, match):
 
 
 def test_missing_tagger_names_the_package(monkeypatch):
-    augment.load_tagger.cache_clear()
+    pos.load_tagger.cache_clear()
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: None)
     try:
         with pytest.raises(FileNotFoundError, match="pip install --no-deps textblob-aptagger"):
             pos_tag("hello")
     finally:
-        augment.load_tagger.cache_clear()
+        pos.load_tagger.cache_clear()
 
 
 @pytest.fixture(scope="module")

@@ -8,7 +8,8 @@ import time
 import pytest
 
 from dialeval.cli import main
-from dialeval.data import load_judgment_file, load_multiref_mturk, load_multiref_test
+from dialeval.data import load_judgment_file
+from dialeval.multiref.data import load_multiref_mturk, load_multiref_test
 
 EXAMPLE_ITEMS = [
     {"id": f"x{i}", "context": ["how are you ?"], "response": r, "references": ["i am fine .", "good , thanks ."]}
@@ -230,7 +231,7 @@ HOLISTIC_ITEMS = [
 
 @pytest.fixture(scope="module")
 def tiny_with_cutoffs(tmp_path_factory):
-    from dialeval.holistic import CUTOFFS_FILE
+    from dialeval.holistic.scorer import CUTOFFS_FILE
     from tiny_lm import tiny_gpt2
 
     path = tmp_path_factory.mktemp("tiny_gpt2_cutoffs")
@@ -272,7 +273,7 @@ def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, 
 
 def test_holistic_default_aspects_skip_a_missing_model(recwarn):
     from dialeval.models import ModelNotFoundError
-    from dialeval.runners import run_holistic
+    from dialeval.holistic.runner import run_holistic
 
     items = [dict(it, references=[]) for it in HOLISTIC_ITEMS]
     per_item, signature = run_holistic(items, model="./no-such-lm", nli="./no-such-nli")
@@ -283,7 +284,7 @@ def test_holistic_default_aspects_skip_a_missing_model(recwarn):
 
 
 def test_generic_benchmark_scores_in_chunks_like_one_call(tmp_path, monkeypatch):
-    from dialeval.runners import run_multiref
+    from dialeval.multiref.runner import run_multiref
     from dialeval.scoring import score_all
 
     items = [dict(it, score=float(i)) for i, it in enumerate(EXAMPLE_ITEMS * 3)]

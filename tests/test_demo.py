@@ -2,6 +2,7 @@
 
 import importlib.util
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -10,40 +11,119 @@ gradio = pytest.importorskip("gradio")
 gradio_client = pytest.importorskip("gradio_client")
 
 import dialeval  # noqa: E402
+from dialeval.registry import describe  # noqa: E402
 
 APP = Path(__file__).resolve().parents[1] / "spaces" / "dialeval-demo" / "app.py"
+CONTEXT = ["Hi! How was your weekend?"]
+RESPONSE = "Great, I went hiking in the mountains with my sister."
+REFERENCES = ["It was lovely, I went for a long walk in the hills."]
+COLUMNS = ("metric", "score", "value", "range", "direction", "refers to", "meaning")
 
 
-@pytest.fixture(scope="module")
-def app():
+def load_app():
+    """The demo's module (registered in ``sys.modules``, where its dataclasses look up their types)."""
     spec = importlib.util.spec_from_file_location("dialeval_demo_app", APP)
-    module = importlib.util.module_from_spec(spec)
+    module = sys.modules[spec.name] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
 
 
 @pytest.fixture(scope="module")
-def client(app):
+def app():
+    return load_app()
+
+
+def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def client(app):
+    port = free_port()
     demo = app.build_demo()
     demo.launch(server_name="127.0.0.1", server_port=port, prevent_thread_lock=True, quiet=True)
     yield gradio_client.Client(f"http://127.0.0.1:{port}/", verbose=False)
     demo.close()
 
 
+def label_of(app, metric: str) -> str:
+    """The demo's (first) choice label of runner ``metric``."""
+    return next(label for label, (name, _choice) in app.CHOICES.items() if name == metric)
+
+
+def scored(client, app, metric: str, references: list[str] = REFERENCES) -> dict[str, dict]:
+    """The demo's rows for ``metric`` on the test conversation, by score name, as column dicts."""
+    out = client.predict("\n".join(CONTEXT + [RESPONSE]), "\n".join(references), [label_of(app, metric)],
+                         api_name="/score")
+    assert out["headers"] == list(COLUMNS)
+    return {row[1]: dict(zip(COLUMNS, row)) for row in out["data"]}
+
+
+def test_demo_lists_all_five_metrics(app):
+    assert {name for name, _choice in app.CHOICES.values()} == {"multiref", "fed", "holistic", "grade", "ssrem"}
+
+
 def test_demo_scores_equal_the_evaluate_module(app, client):
-    multiref_label = next(label for label in app.CHOICES if label.startswith("multiref"))
     out = client.predict("Hi!\nHello, how is your day?", "fine, thanks.\nmy day is good",
-                         [multiref_label], api_name="/score")
-    rows = {row[1]: row for row in out["data"]}
+                         [label_of(app, "multiref")], api_name="/score")
+    rows = {row[1]: dict(zip(COLUMNS, row)) for row in out["data"]}
     expected = dialeval.load("multiref").compute(
         predictions=["Hello, how is your day?"], references=[["fine, thanks.", "my day is good"]])
     for name in ("bleu1", "bleu2", "meteor", "rougeL", "greedy_matching"):
-        assert rows[name][2] == round(expected[name], 4)
-        assert rows[name][3] == "response vs. references"
-        assert rows[name][4]  # every score has its one-line meaning
+        assert rows[name]["value"] == round(expected[name], 4)
+        assert rows[name]["refers to"] == "response vs. references"
+    assert rows["bleu1"]["range"] == "0 to 1"
+    assert rows["greedy_matching"]["range"] == "-1 to 1"
+
+
+def test_demo_grade_equals_the_evaluate_module(app, client):
+    rows = scored(client, app, "grade")
+    expected = dialeval.load("grade").compute(contexts=[CONTEXT], responses=[RESPONSE])
+    assert list(rows) == ["grade"]
+    assert rows["grade"]["value"] == round(expected["grade"], 4)
+    assert (rows["grade"]["range"], rows["grade"]["direction"]) == ("0 to 1", "higher = better")
+
+
+def test_demo_ssrem_equals_the_evaluate_module_with_stored_scaling(app, client):
+    """The model's stored min-max: a one-item set's own min-max maps any response to 0.5."""
+    rows = scored(client, app, "ssrem")
+    ssrem = dialeval.load("ssrem")
+    expected = ssrem.compute(contexts=[CONTEXT], responses=[RESPONSE], references=[REFERENCES], scaling="model")
+    one_item_set = ssrem.compute(contexts=[CONTEXT], responses=[RESPONSE], references=[REFERENCES], scaling="set")
+    assert app.CHOICES[label_of(app, "ssrem")][1].options == {"scaling": "model"}
+    assert one_item_set["ssrem"] == 0.5
+    assert list(rows) == ["ssrem", "ssrem_f", "ssrem_g"]
+    for name in rows:
+        assert rows[name]["value"] == round(expected[name], 4)
+    assert rows["ssrem_f"]["range"] == "-1 to 1, raw"
+    assert rows["ssrem_g"]["refers to"] == "response vs. references"
+
+
+def test_demo_says_ssrem_needs_references(app, client):
+    rows = scored(client, app, "ssrem", references=[])
+    assert list(rows) == ["-"]
+    assert rows["-"]["meaning"] == "not scored: ssrem needs reference responses (paste at least one)"
+
+
+@pytest.mark.slow
+def test_every_row_shows_range_direction_and_meaning_from_scales(app):
+    """All choices at once (FED and holistic load their LMs here); raw FED values say so."""
+    item = "\n".join(CONTEXT + [RESPONSE])
+    rows = app.score_conversation(item, "\n".join(REFERENCES), list(app.CHOICES))
+    by_metric = {row[0] for row in rows}
+    assert by_metric == {"multiref", "fed", "holistic", "grade", "ssrem"}
+    for metric, score, _value, shown_range, direction, _refers, meaning in rows:
+        scale = describe(metric, score)
+        assert shown_range == (f"{scale.range_text()}, raw" if scale.raw else scale.range_text())
+        assert direction == scale.direction_text()
+        assert meaning == scale.meaning
+    named = {row[1]: row for row in rows}
+    assert named["turn_interesting"][3] == "unbounded, raw"
+    assert named["dialog_overall"][4] == "higher = better"
+    assert named["fluency"][5] == "response alone (no context)"
+    assert "without the context" in named["fluency"][6]
 
 
 def test_demo_names_what_is_missing(app):
@@ -51,5 +131,9 @@ def test_demo_names_what_is_missing(app):
         app.score_conversation("  \n ", "", list(app.CHOICES)[:1])
     with pytest.raises(gradio.Error, match="at least one metric"):
         app.score_conversation("Hi!\nHello", "", [])
-    rows = app.score_conversation("Hi!\nHello", "", [next(iter(app.CHOICES))])  # multiref without references
-    assert rows[0][1] == "-" and "references" in rows[0][4]
+    rows = app.score_conversation("Hi!\nHello", "", [label_of(app, "multiref")])  # multiref without references
+    assert rows[0][1] == "-"
+    assert rows[0][6] == "not scored: multiref needs reference responses (paste at least one)"
+    rows = app.score_conversation("Hello", "", [label_of(app, "ssrem")])  # no context turn, no references
+    assert rows[0][6] == ("not scored: ssrem needs a context turn (at least two lines: the context, then the "
+                          "response) and reference responses (paste at least one)")

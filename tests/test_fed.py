@@ -1,4 +1,4 @@
-"""FED (dialeval.fed) on a tiny random GPT-2: exactness of all three variants against a plain loop,
+"""FED (dialeval.fed.scorer) on a tiny random GPT-2: exactness of all three variants against a plain loop,
 the variants' formulas by hand, the Section 6.1 context rule, inputs, the evaluate module, loading."""
 
 import math
@@ -8,10 +8,10 @@ import pytest
 import torch
 
 import dialeval
-from dialeval.fed import (
+from dialeval.fed.scorer import (
     MODES, QUALITIES_DIALOG, QUALITIES_TURN, ContextScores, FEDScorer, followups, quality_score, score_name,
 )
-from dialeval.lm import conversation_text as lm_conversation_text
+from dialeval.core.lm import conversation_text as lm_conversation_text
 from dialeval.models import ModelNotFoundError
 from tiny_lm import tiny_gpt2
 
@@ -308,10 +308,10 @@ def test_evaluate_module(tiny_saved):
 def test_runner_and_benchmark_default_to_the_conditional_variant(tiny_saved, monkeypatch):
     """`dialeval score` (run_fed) and `dialeval benchmark` use DEFAULT_MODE; mode=all gives every
     variant from one pass, printed beside Table 6's four DialoGPT columns."""
-    import dialeval.data
-    from dialeval.benchmark.fed import fed as fed_benchmark
-    from dialeval.benchmark.fed import format_fed
-    from dialeval.runners import run_fed
+    import dialeval.fed.data
+    from dialeval.fed.benchmark import fed as fed_benchmark
+    from dialeval.fed.benchmark import format_fed
+    from dialeval.fed.runner import run_fed
 
     _, path = tiny_saved
     items = [{"context": turns[:-1], "response": turns[-1]} for turns in CONVERSATIONS]
@@ -319,7 +319,7 @@ def test_runner_and_benchmark_default_to_the_conditional_variant(tiny_saved, mon
     assert "|mode:conditional|level:both|" in signature and len(per_item["turn_overall"]) == len(items)
     rated = [{"turns": turns, "ratings": {"interesting": float(i), "overall": float(-i)}}
              for i, turns in enumerate(CONVERSATIONS)]
-    monkeypatch.setattr(dialeval.data, "load_fed", lambda level: rated)
+    monkeypatch.setattr(dialeval.fed.data, "load_fed", lambda level: rated)
     result = fed_benchmark("turn", model=str(path), mode="all")
     assert list(result["variants"]) == list(MODES)
     assert result["paper"]["rows"]["Interesting"][-1] == 0.408  # Table 6, 762M-ft

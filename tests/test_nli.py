@@ -1,4 +1,4 @@
-"""dialeval.nli (label order from the config, batching, validation, offline errors), the NLI corpus
+"""dialeval.core.nli (label order from the config, batching, validation, offline errors), the NLI corpus
 reader and training/nli.py in its tiny mode, on a tiny random BERT built here."""
 
 import json
@@ -15,7 +15,7 @@ import nli as train_nli  # noqa: E402  (training/nli.py)
 
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs  # noqa: E402
 from dialeval.models import ModelNotFoundError  # noqa: E402
-from dialeval.nli import NLIScorer, contradiction_index  # noqa: E402
+from dialeval.core.nli import NLIScorer, contradiction_index  # noqa: E402
 
 WORDS = (
     "a the man woman dog cat is are not playing sleeping running in on park house outside inside "

@@ -5,8 +5,8 @@ import math
 import numpy as np
 import pytest
 
-from dialeval import embedding_metrics, overlap
-from dialeval.resources import WordVectors, load_word_vectors, load_wordnet
+from dialeval.multiref import embedding as embedding_metrics, overlap
+from dialeval.core.resources import WordVectors, load_word_vectors, load_wordnet
 
 
 def test_bleu_hand_values():
@@ -86,7 +86,7 @@ def test_glove_is_packaged():
 
 
 def test_whitespace_tokenizer_keeps_the_authors_tokens():
-    from dialeval.text import tokenize, whitespace_tokenize
+    from dialeval.core.text import tokenize, whitespace_tokenize
 
     assert whitespace_tokenize("  I 'm fine ,  Thanks.\n") == ["i", "'m", "fine", ",", "thanks."]
     assert tokenize("I 'm fine , Thanks.") == ["i", "'m", "fine", ",", "thanks", "."]

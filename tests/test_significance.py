@@ -1,4 +1,4 @@
-"""dialeval.significance: exact values on hand examples, a plain reference loop for the vectorised
+"""dialeval.core.significance: exact values on hand examples, a plain reference loop for the vectorised
 path, size and power of both paired tests, Holm/Bonferroni, ranking with ties, human agreement."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dialeval import significance
-from dialeval.significance import adjust_p_values, compare, human_agreement
+from dialeval.core import significance
+from dialeval.core.significance import adjust_p_values, compare, human_agreement
 
 
 def _reference(systems, *, n_resamples, n_permutations, seed, confidence=0.95):

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import torch
 
-from dialeval import ssrem
+from dialeval.ssrem import scorer as ssrem
 from dialeval.corpora import Turn
-from dialeval.resources import WordVectors
+from dialeval.core.resources import WordVectors
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "training"))

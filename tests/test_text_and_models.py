@@ -5,8 +5,8 @@ import time
 import pytest
 
 from dialeval.models import ModelNotFoundError, resolve_model
-from dialeval.results import make_signature
-from dialeval.text import check_reference_lists, check_texts, tokenize
+from dialeval.core.results import make_signature
+from dialeval.core.text import check_reference_lists, check_texts, tokenize
 
 
 def test_tokenize_lowercases_and_splits_punctuation():

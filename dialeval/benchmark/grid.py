@@ -22,83 +22,26 @@ import json
 import math
 import re
 import time
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
-from dialeval import paper
+from dialeval import paper, registry
 from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_test
-from dialeval.judgments import SETS, load_judgments
+from dialeval.judgments import load_judgments, sets as judgment_sets
 from dialeval.runners import RUNNERS, get_runner
 from dialeval.score_cache import cached_scores
-from dialeval.tables import fmt, fmt_p, format_table
+from dialeval.core.spec import Job
+from dialeval.core.tables import fmt, fmt_p, format_table
 
 
-@dataclass(frozen=True)
-class Job:
-    """One row group of the grid: a runner with fixed options and the sub-metrics it is known by."""
-
-    name: str
-    metric: str
-    options: dict[str, Any] = field(default_factory=dict)
-    headline: tuple[str, ...] = ()
-
-
-JOBS: tuple[Job, ...] = (
-    Job("multiref", "multiref", {}, ("bleu2", "bleu4", "meteor", "rougeL", "embedding_average", "vector_extrema",
-                                     "greedy_matching")),
-    Job("fed", "fed", {}, ("turn_overall", "dialog_overall")),
-    Job("holistic", "holistic", {"aspects": ["coherence", "fluency"]}, ("coherence", "fluency")),
-    Job("holistic-consistency", "holistic", {"aspects": ["consistency"]}, ("consistency",)),
-    Job("grade", "grade", {}, ("grade",)),
-    Job("ssrem", "ssrem", {}, ("ssrem",)),
-)
-
-
-def job_options(job: Job, set_name: str, items: Sequence[dict]) -> dict[str, Any]:
-    """The job's options on one set: FED scores dialog-level qualities on ``fed-dialog`` only;
-    holistic leaves coherence out on a set without contexts (fluency still applies)."""
-    if job.metric == "fed":
-        return {**job.options, "level": "dialog" if set_name == "fed-dialog" else "turn"}
-    if job.metric == "holistic" and not any(it.get("context") for it in items):
-        kept = [a for a in job.options.get("aspects", []) if a != "coherence"]
-        return {**job.options, "aspects": kept} if kept else dict(job.options)
-    return dict(job.options)
-
-
-# -- published values --------------------------------------------------------------------------------
-
-_MULTIREF_ROWS = {"bleu1": "BLEU-1", "bleu2": "BLEU-2", "bleu3": "BLEU-3", "bleu4": "BLEU-4", "meteor": "METEOR",
-                  "rougeL": "ROUGE-L", "embedding_average": "Embedding Average", "vector_extrema": "Vector Extrema",
-                  "greedy_matching": "Greedy Matching"}
-_FED_ROWS = {"depth": "Topic Depth", "understand": "Understanding"}
-_GRADE_SETS = {"grade-dailydialog": "DailyDialog", "grade-convai2": "ConvAI2", "grade-empathetic": "EmpatheticDialogues"}
-_GRADE_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
-_HOLISTIC = {("holistic-coherence", "coherence"): ("table3", "GPT-2 w/ Fine-tune"),
-             ("holistic-fluency", "fluency"): ("table4", "GPT-2 w/ Fine-tune"),
-             ("holistic-consistency", "consistency"): ("table8", "Baseline Dataset")}
+JOBS: tuple[Job, ...] = registry.grid_jobs()
 
 
 def published(set_name: str, metric: str, sub: str) -> tuple[float, str] | None:
-    """``(value, source)`` of the published Spearman comparable with this cell, else ``None``.
-
-    GRADE's Table 1 reports correlations per dialogue model; the value given is its
-    ``average_of_4_correlations`` column (Pearson and Spearman of two models), not a pooled one.
-    """
-    cell: tuple[str, str, str, str] | None = None
-    if set_name == "multiref-mturk" and metric == "multiref" and sub in _MULTIREF_ROWS:
-        cell = ("gupta2019_multiref", "table4", _MULTIREF_ROWS[sub], "multi_turn_spearman")
-    elif set_name in ("fed-turn", "fed-dialog") and metric == "fed":
-        level = set_name.split("-")[1]
-        if sub.startswith(f"{level}_"):
-            quality = sub[len(level) + 1 :]
-            row = _FED_ROWS.get(quality, quality.replace("_", " ").title())
-            cell = ("mehri2020_fed", f"table6_{level}", row, f"{level}_spearman_DialoGPT-762M-ft")
-    elif (set_name, sub) in _HOLISTIC and metric == "holistic":
-        table_id, row = _HOLISTIC[(set_name, sub)]
-        cell = ("pang2020_holistic", table_id, row, "turn_spearman")
-    elif set_name in _GRADE_SETS and sub in _GRADE_ROWS and metric in ("grade", "multiref"):
-        cell = ("huang2020_grade", "table1", f"{_GRADE_SETS[set_name]} / {_GRADE_ROWS[sub]}", "average_of_4_correlations")
+    """``(value, source)`` of the published Spearman comparable with this cell, else ``None``: the
+    paper cell the set's owner declares (``MetricSpec.published``; GRADE's Table 1 value is its
+    ``average_of_4_correlations`` column, not a pooled correlation)."""
+    cell = registry.published_cell(set_name, metric, sub)
     if cell is None:
         return None
     try:
@@ -156,7 +99,7 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
              refresh: bool, n_resamples: int, seed: int) -> dict[str, Any]:
     from dialeval.models import ModelNotFoundError
 
-    options = job_options(job, set_name, items)
+    options = job.options_on(set_name, items)
     cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
     try:
         entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)
@@ -178,7 +121,7 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
     a long run that is stopped keeps every finished set; the per-item scores are cached per cell)."""
     from tqdm.auto import tqdm
 
-    sets = list(sets or SETS)
+    sets = list(sets or judgment_sets())
     jobs = [j for j in JOBS if j.metric in RUNNERS and (not metrics or j.metric in metrics or j.name in metrics)]
     if metrics and not jobs:
         raise ValueError(f"no grid job for metrics {list(metrics)}; jobs: {[j.name for j in JOBS]}")

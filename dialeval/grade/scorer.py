@@ -24,8 +24,8 @@ from dialeval.grade.graph import KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, encoder_vectors, glove_vectors, numberbatch_vectors
-from dialeval.results import make_signature, summarize
-from dialeval.text import check_same_length, check_texts
+from dialeval.core.results import make_signature, summarize
+from dialeval.core.text import check_same_length, check_texts
 
 DEFAULT_MODEL = "dialeval/grade-dailydialog"
 

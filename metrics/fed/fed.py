@@ -1,15 +1,15 @@
 """FED (Mehri & Eskenazi 2020): 18 fine-grained dialogue qualities from follow-up likelihoods.
 
-A thin evaluate wrapper: the implementation is ``dialeval.fed``.
+A thin evaluate wrapper: the implementation is ``dialeval.fed.scorer``.
 """
 
 import datasets
 import evaluate
 from dialeval.modules import kept_scorer
-from dialeval.fed import DEFAULT_MODE
-from dialeval.fed import FEDScorer
-from dialeval.options import check_known
-from dialeval.runners import default_dialogue_model
+from dialeval.fed.scorer import DEFAULT_MODE
+from dialeval.fed.scorer import FEDScorer
+from dialeval.core.options import check_known
+from dialeval.fed.runner import default_dialogue_model
 
 _CITATION = """\
 @inproceedings{mehri-eskenazi-2020-unsupervised,

@@ -1,13 +1,13 @@
 """Holistic evaluation of open-domain dialogue (Pang et al. 2020), an evaluate module.
 
-A thin wrapper: the implementation is ``dialeval.holistic``. One configuration per aspect:
+A thin wrapper: the implementation is ``dialeval.holistic.scorer``. One configuration per aspect:
 ``evaluate.load("dialeval/holistic", "coherence" | "fluency" | "diversity" | "consistency")``.
 """
 
 import datasets
 import evaluate
 from dialeval.modules import kept_scorer
-from dialeval.holistic import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
+from dialeval.holistic.scorer import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
 
 _CITATION = """\
 @inproceedings{pang-etal-2020-towards,
@@ -101,7 +101,7 @@ class Holistic(evaluate.Metric):
     def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None,
                  nli=None, cutoff="model", reduction=None, speakers=None, response_speakers=None,
                  batch_size=16, device=None):
-        from dialeval.runners import default_holistic_model, default_nli_model
+        from dialeval.holistic.runner import default_holistic_model, default_nli_model
 
         aspect = self.config_name
         if aspect == "diversity":

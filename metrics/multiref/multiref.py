@@ -1,18 +1,18 @@
 """Multi-reference evaluation of dialogue responses (Gupta et al. 2019), an evaluate module.
 
-A thin wrapper: the implementation is ``dialeval.multiref``.
+A thin wrapper: the implementation is ``dialeval.multiref.scorer``.
 """
 
 import datasets
 import evaluate
 from dialeval.modules import kept_scorer
-from dialeval.multiref import DEFAULT_TOOLING
-from dialeval.multiref import QUALITY_METRICS
-from dialeval.multiref import MultiRefScorer
-from dialeval.multiref import check_config
-from dialeval.multiref import check_diversity_inputs
-from dialeval.multiref import check_quality_inputs
-from dialeval.options import check_known
+from dialeval.multiref.scorer import DEFAULT_TOOLING
+from dialeval.multiref.scorer import QUALITY_METRICS
+from dialeval.multiref.scorer import MultiRefScorer
+from dialeval.multiref.scorer import check_config
+from dialeval.multiref.scorer import check_diversity_inputs
+from dialeval.multiref.scorer import check_quality_inputs
+from dialeval.core.options import check_known
 
 COMPUTE_OPTIONS = ("metrics", "word_vectors", "rouge_beta", "tooling", "meteor", "bleu")
 

@@ -1,16 +1,16 @@
 """SSREM, the Speaker Sensitive Response Evaluation Model (Bak & Oh 2020), an evaluate module.
 
-A thin wrapper: the implementation is ``dialeval.ssrem``; the weights are the bundled
+A thin wrapper: the implementation is ``dialeval.ssrem.scorer``; the weights are the bundled
 ``hub/ssrem-chitchat`` folder (``dialeval/ssrem-chitchat``).
 """
 
 import datasets
 import evaluate
 from dialeval.modules import kept_scorer
-from dialeval.options import check_known
-from dialeval.ssrem import DEFAULT_MODEL
-from dialeval.ssrem import SSREMScorer
-from dialeval.ssrem import check_inputs
+from dialeval.core.options import check_known
+from dialeval.ssrem.scorer import DEFAULT_MODEL
+from dialeval.ssrem.scorer import SSREMScorer
+from dialeval.ssrem.scorer import check_inputs
 
 COMPUTE_OPTIONS = ("model", "scaling", "mover", "word_vectors", "device")
 

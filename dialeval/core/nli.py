@@ -27,7 +27,7 @@ from typing import Any, Mapping, Sequence
 import torch
 
 from dialeval.models import resolve_model
-from dialeval.text import check_same_length, check_texts
+from dialeval.core.text import check_same_length, check_texts
 
 DEFAULT_NLI = "roberta-large-mnli"
 LOCAL_NLI = "minilm-nli"  # bundled as hub/minilm-nli (the Hub repository dialeval/minilm-nli)
@@ -138,8 +138,8 @@ class NLIScorer:
     def __init__(
         self, model: str = DEFAULT_NLI, device: str | None = None, batch_size: int = 32, max_length: int = 256
     ):
-        from dialeval.options import check_device, check_number, default_device
-        from dialeval.quiet import quiet_third_party
+        from dialeval.core.options import check_device, check_number, default_device
+        from dialeval.core.quiet import quiet_third_party
 
         quiet_third_party(models_next=True)
         check_number("batch_size", batch_size, minimum=1, integer=True)

@@ -1,4 +1,4 @@
-"""Word-overlap measures on token lists (tokenise with :mod:`dialeval.text`).
+"""Word-overlap measures on token lists (tokenise with :mod:`dialeval.core.text`).
 
 * Sentence BLEU-n (Papineni et al. 2002), ``bleu``: NLTK's ``sentence_bleu`` against ONE reference
   with cumulative weights over 1..n-grams and Chen & Cherry smoothing method 1 (a zero n-gram
@@ -14,7 +14,7 @@
   hypothesis with no matching bigram has BLEU-2 ~ 1e-8.
 * METEOR (Banerjee & Lavie 2005), ``meteor``: NLTK's ``single_meteor_score`` (exact, Porter-stem and
   WordNet synonym matching; alpha=0.9, beta=3, gamma=0.5). The METEOR 1.5 jar the paper used is
-  :mod:`dialeval.meteor`.
+  :mod:`dialeval.multiref.meteor`.
 * ROUGE-L (Lin 2004): LCS precision P = lcs/|hyp|, recall R = lcs/|ref|,
   F = (1 + b^2) P R / (R + b^2 P); b = 1 gives F1, pycocoevalcap (and so the paper) uses b = 1.2.
 * Distinct-n (Li et al. 2016): distinct n-grams over a set of sentences divided by the number of
@@ -122,7 +122,7 @@ def meteor(hypothesis: Tokens, reference: Tokens, wordnet=None) -> float:
     """NLTK METEOR of one hypothesis against one reference (both already lower-cased tokens)."""
     from nltk.translate.meteor_score import single_meteor_score
 
-    from dialeval.resources import load_wordnet
+    from dialeval.core.resources import load_wordnet
 
     if not hypothesis or not reference:
         return 0.0

@@ -2,12 +2,12 @@
 
 Mehri & Eskenazi (2020), "Unsupervised Evaluation of Interactive Dialog with DialoGPT" (SIGDIAL).
 For each quality q there are positive follow-ups ``p_q`` ("That's really interesting!") and negative
-ones ``n_q`` ("That's really boring."), stored in ``data/fed_followups.json`` exactly as in the
+ones ``n_q`` ("That's really boring."), stored in ``followups.json`` beside this module exactly as in the
 authors' code: 8 turn-level qualities (scored after the last turn, the response) and 10 dialog-level
 ones (scored after the whole dialog). The model is DialoGPT-large by default.
 
 Text, as in the authors' demo: ``c = eos + " " + (" " + eos + " ").join(turns)``
-(:func:`dialeval.lm.conversation_text`) and a follow-up ``f`` is appended as ``c + " " + eos + " " + f``.
+(:func:`dialeval.core.lm.conversation_text`) and a follow-up ``f`` is appended as ``c + " " + eos + " " + f``.
 ``log P(f | c) = sum_j log P(f_j | c, eos, f_<j)`` is the summed (not length-normalised) natural-log
 likelihood of the follow-up tokens only.
 
@@ -33,7 +33,7 @@ the authors' code (``sum / max(len, 1)``), so such qualities are a plain, uncent
 
 Implementation: per conversation and context the text before the follow-ups, ``c + " " + eos``, is
 run through the model once and all distinct follow-ups (``" " + f``) are scored against its cache
-(:meth:`dialeval.lm.LMScorer.prefix_and_continuation_logprobs`), which also returns ``log P(prefix)``,
+(:meth:`dialeval.core.lm.LMScorer.prefix_and_continuation_logprobs`), which also returns ``log P(prefix)``,
 so one pass gives every variant: ``log P(f | c)`` directly and the whole-string loss as
 ``-(log P(prefix) + log P(f | prefix)) / (n - 1)``; ``"paper"`` at turn level adds one short pass
 with the last turn as context (:meth:`FEDScorer.score_all`). Prefix and follow-up are tokenised
@@ -54,19 +54,18 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any, Iterable, Sequence
 
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text
-from dialeval.options import check_choice, check_device, check_number, default_device
-from dialeval.results import make_signature, mean, summarize
-from dialeval.text import check_texts
+from dialeval.core.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text
+from dialeval.core.options import check_choice, check_device, check_number, default_device
+from dialeval.core.results import make_signature, mean, summarize
+from dialeval.core.text import check_texts
+from dialeval.fed.scales import FOLLOWUPS_PATH
 
 DEFAULT_MODEL = "microsoft/DialoGPT-large"
-FOLLOWUPS_PATH = Path(__file__).parent / "data" / "fed_followups.json"
 MODES = ("paper", "conditional", "reference")
 # The default variant of the module, CLI, benchmark and examples: the best measured one against the
 # FED human ratings with the local models (turn-level overall 0.371 vs. 0.166 for "paper" and -0.031
@@ -164,13 +163,13 @@ def quality_score(mode: str, level: str, quality: str, contexts: dict[str, Conte
 class FEDScorer:
     """FED scores of conversations (lists of turns; the last turn is the response being rated).
 
-    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` (loaded on ``device``; ``None``:
+    ``model`` is a name/path for :func:`dialeval.core.lm.load_causal_lm` (loaded on ``device``; ``None``:
     CUDA when available, else CPU) or a loaded ``(model, tokenizer)`` pair (kept on its device unless
     ``device`` is given). ``mode`` is the variant :meth:`score` uses unless told otherwise.
     ``eos_token`` (default ``tokenizer.eos_token``) must be one special token of the tokenizer.
     ``qualities`` selects qualities by name (both levels mixed, e.g. ``["interesting", "coherent"]``).
     ``batch_size`` follow-ups go through the model per call; ``dtype`` (e.g. ``torch.bfloat16`` on
-    CUDA) and ``max_length`` (default: the model window) are passed to :class:`dialeval.lm.LMScorer`.
+    CUDA) and ``max_length`` (default: the model window) are passed to :class:`dialeval.core.lm.LMScorer`.
     """
 
     def __init__(

@@ -14,8 +14,8 @@
   ``s5`` as the 5th percentile of the raw scores. The default (``cutoff="model"``) is the 5th
   percentile stored with the model (``dialeval_holistic.json``, written by ``training/finetune_lm.py
   --preset dailydialog`` from 1,000 DailyDialog validation pairs; for a model without the file,
-  e.g. the un-tuned local LM built from a GGUF, ``dialeval/data/holistic_cutoffs.json`` written by
-  :mod:`dialeval.calibration`), so an item's score never depends on the other items scored with it.
+  e.g. the un-tuned local LM built from a GGUF, ``dialeval/holistic/cutoffs.json`` written by
+  :mod:`dialeval.holistic.calibration`), so an item's score never depends on the other items scored with it.
   ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
   item then always scores 0), a number fixes it.
 * An empty or whitespace-only response (a normal output of a model in training) is scored as the
@@ -23,8 +23,8 @@
 * **Diversity** of the responses a model gave to a query and its paraphrases (one group):
   n-gram entropy ``H_n = -sum_w p(w) ln p(w)``, ``p(w)`` the relative frequency of n-gram ``w``
   among all n-grams of the group (Zhang et al. 2018), for n = 1, 2, 3, and their mean. Tokens are
-  :func:`dialeval.text.tokenize`'s; n-grams do not cross responses. The paraphrases themselves come
-  from :mod:`dialeval.augment` (WordNet substitution or a conditional generator).
+  :func:`dialeval.core.text.tokenize`'s; n-grams do not cross responses. The paraphrases themselves come
+  from :mod:`dialeval.holistic.augment` (WordNet substitution or a conditional generator).
 * **Logical self-consistency**: ``1 - mean_u P(contradiction | premise=u, hypothesis=r)`` over the
   earlier utterances ``u`` of the response's speaker, from an NLI classifier (the paper:
   RoBERTa-large fine-tuned on MNLI). A history in which that speaker has not spoken yet scores 1
@@ -49,10 +49,10 @@ from typing import Any, Sequence
 import numpy as np
 import torch
 
-from dialeval.lm import LMScorer, causal_lm_and_name
-from dialeval.nli import DEFAULT_NLI, NLIScorer
-from dialeval.results import make_signature, summarize
-from dialeval.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
+from dialeval.core.lm import LMScorer, causal_lm_and_name
+from dialeval.core.nli import DEFAULT_NLI, NLIScorer
+from dialeval.core.results import make_signature, summarize
+from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 
 ASPECTS = ("coherence", "fluency", "diversity", "consistency")
 # The paper fine-tunes GPT-2 on DailyDialog (not released); the bundled stand-in does the same for
@@ -67,7 +67,7 @@ REDUCTIONS = ("mean", "sum")
 # baseline 0.678; coherence 0.651 (sum) vs 0.634 (mean) is within noise, below the mean in Pearson
 # (0.571 vs 0.596), and a length-only baseline reaches 0.519, so coherence keeps the paper's Eq. 1.
 DEFAULT_REDUCTION = {"coherence": "mean", "fluency": "sum"}
-KNOWN_CUTOFFS_FILE = Path(__file__).resolve().parent / "data" / "holistic_cutoffs.json"
+KNOWN_CUTOFFS_FILE = Path(__file__).resolve().parent / "cutoffs.json"
 ENTROPY_ORDERS = (1, 2, 3)
 
 
@@ -105,8 +105,8 @@ def read_cutoffs(model_dir: str | Path) -> dict[str, float]:
 
 
 def known_cutoffs(name: str, weights: str | None = None) -> dict[str, float]:
-    """Cutoffs dialeval ships in ``dialeval/data/holistic_cutoffs.json`` (written by
-    :mod:`dialeval.calibration`), keyed by model name, for a model that cannot carry its own file
+    """Cutoffs dialeval ships in ``dialeval/holistic/cutoffs.json`` (written by
+    :mod:`dialeval.holistic.calibration`), keyed by model name, for a model that cannot carry its own file
     (the un-tuned local LM, built from a GGUF on first use) or whose file lacks a reduction. An entry
     recorded for other weights (its ``weights`` id differs from ``weights``) is ignored."""
     table = json.loads(KNOWN_CUTOFFS_FILE.read_text(encoding="utf-8")) if KNOWN_CUTOFFS_FILE.is_file() else {}
@@ -165,7 +165,7 @@ def reduce_logprobs(scores: Sequence[tuple[float, int]], reduction: str) -> list
 class LikelihoodScorer:
     """Coherence and fluency from one causal LM (shared by both aspects, loaded once).
 
-    ``model`` is a name/path for :func:`dialeval.lm.load_causal_lm` or a ``(model, tokenizer)`` pair;
+    ``model`` is a name/path for :func:`dialeval.core.lm.load_causal_lm` or a ``(model, tokenizer)`` pair;
     ``device=None`` is CUDA when torch sees a GPU, else the CPU.
     ``cutoff`` (of :meth:`score`): ``"model"`` (stored with the model, the default), ``"set"`` (5th
     percentile of the scored set, the paper) or a number.
@@ -173,8 +173,8 @@ class LikelihoodScorer:
 
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
-        from dialeval.options import check_device, check_number, default_device
-        from dialeval.quiet import quiet_third_party
+        from dialeval.core.options import check_device, check_number, default_device
+        from dialeval.core.quiet import quiet_third_party
 
         device = check_device(device) or default_device()
         check_number("batch_size", batch_size, minimum=1, integer=True)
@@ -294,7 +294,7 @@ def check_compute_args(aspect: str, given: dict[str, Any]) -> None:
     """Validate ``compute()``'s keywords for ``aspect`` before evaluate stores anything: unknown names
     (``model=`` for consistency, whose classifier is ``nli=``), missing or empty input lists,
     mismatched lengths and a device torch does not have raise a ``ValueError`` naming the cause."""
-    from dialeval.options import check_device, check_known
+    from dialeval.core.options import check_device, check_known
 
     if aspect == "consistency" and "model" in given:
         raise ValueError("consistency takes its NLI classifier as nli='...' (e.g. nli='dialeval/minilm-nli'), "
@@ -379,7 +379,7 @@ def same_speaker_turns(history: Sequence[str], speakers: Sequence[str] | None, r
 
 
 class ConsistencyScorer:
-    """Logical self-consistency with an NLI classifier (:class:`dialeval.nli.NLIScorer`, or any object
+    """Logical self-consistency with an NLI classifier (:class:`dialeval.core.nli.NLIScorer`, or any object
     with ``contradiction_probs(premises, hypotheses)`` and ``model_name``)."""
 
     def __init__(self, nli: Any = DEFAULT_NLI, device: str | None = None, batch_size: int = 32):

@@ -1,14 +1,14 @@
 """The stored cutoffs of holistic coherence and fluency (Pang et al. 2020): calibration of a model.
 
-A model's cutoff for an aspect and reduction (:func:`dialeval.holistic.cutoff_key`: ``coherence``,
+A model's cutoff for an aspect and reduction (:func:`dialeval.holistic.scorer.cutoff_key`: ``coherence``,
 ``coherence_sum``, ``fluency``, ``fluency_sum``) is the 5th percentile of its raw scores over
 ``n_pairs`` DailyDialog validation (query, response) pairs drawn with ``random.Random(0)``, the
 pairs ``training/finetune_lm.py --preset dailydialog`` calibrates on. A trained model stores them
 beside its weights (``dialeval_holistic.json``); the un-tuned local SmolLM2, built from a GGUF on
-first use, cannot, so its entry lives in ``dialeval/data/holistic_cutoffs.json``::
+first use, cannot, so its entry lives in ``dialeval/holistic/cutoffs.json``::
 
-    python -m dialeval.calibration --model smollm2-135m-instruct            # prints the cutoffs
-    python -m dialeval.calibration --model smollm2-135m-instruct --write     # ... into that table
+    python -m dialeval.holistic.calibration --model smollm2-135m-instruct            # prints the cutoffs
+    python -m dialeval.holistic.calibration --model smollm2-135m-instruct --write     # ... into that table
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ import json
 import random
 from typing import Any, Sequence
 
-from dialeval.holistic import KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs
+from dialeval.holistic.scorer import KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs
 
 N_PAIRS = 1000
 ASPECTS = ("coherence", "fluency")
@@ -34,7 +34,7 @@ def validation_pairs(n_pairs: int = N_PAIRS, seed: int = 0) -> list[tuple[str, s
 
 def calibration_cutoffs(scorer: Any, pairs: Sequence[tuple[str, str]],
                         aspects: Sequence[str] = ASPECTS) -> dict[str, float]:
-    """The stored cutoffs (both reductions of each aspect) of a :class:`~dialeval.holistic.LikelihoodScorer`;
+    """The stored cutoffs (both reductions of each aspect) of a :class:`~dialeval.holistic.scorer.LikelihoodScorer`;
     one LM pass per aspect (the sum and the mean come from the same log-probabilities)."""
     queries, responses = [q for q, _ in pairs], [r for _, r in pairs]
     cutoffs = {}
@@ -46,7 +46,7 @@ def calibration_cutoffs(scorer: Any, pairs: Sequence[tuple[str, str]],
 
 
 def main(argv: Sequence[str] | None = None) -> dict[str, float]:
-    from dialeval.holistic import LikelihoodScorer
+    from dialeval.holistic.scorer import LikelihoodScorer
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True, help="the model name (the table's key)")

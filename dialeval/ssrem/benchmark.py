@@ -2,7 +2,7 @@
 
 * :func:`table4`: on a human-judgment set with references, Spearman and Pearson of SSREM (``h``,
   min-max over the set, Section 3.4), RSREM (the random-negative ablation), SSREM's ``f`` and ``g``
-  alone, and BLEU-4 / ROUGE-L / embedding average (``dialeval.multiref``, single reference as the
+  alone, and BLEU-4 / ROUGE-L / embedding average (``dialeval.multiref.scorer``, single reference as the
   paper), beside the paper's Table 4 (its Twitter corpus; the sets here are others). Sets:
   ``multiref-mturk`` (Gupta et al. 2019, 500 responses, the original reply as reference) and GRADE's
   ``convai2`` (600), ``dailydialog`` (300), ``empatheticdialogues`` (300) (Huang et al. 2020).
@@ -16,12 +16,13 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.benchmark.common import correlate_all
-from dialeval.data import JudgmentItem, load_grade, load_multiref_mturk
-from dialeval.tables import fmt, fmt_p, format_table
+from dialeval.correlation import correlate_all
+from dialeval.data import JudgmentItem
+from dialeval.grade.data import load_grade
+from dialeval.multiref.data import load_multiref_mturk
+from dialeval.core.tables import fmt, fmt_p, format_table
+from dialeval.ssrem.spec import TABLE4_SETS
 
-GRADE_SETS = ("convai2", "dailydialog", "empatheticdialogues")
-TABLE4_SETS = ("multiref-mturk",) + tuple(f"grade-{s}" for s in GRADE_SETS)
 BASELINES = {"BLEU": "bleu4", "ROUGE": "rougeL", "EMB": "embedding_average"}
 PAPER_ROWS = ("BLEU", "ROUGE", "EMB", "RUBER", "RSREM", "SSREM")
 TABLE2_COLUMNS = {"SC": "same_conversation", "SP": "same_partner", "SS": "same_speaker", "RN": "random"}
@@ -38,8 +39,8 @@ def load_set(dataset: str) -> list[JudgmentItem]:
 def table4(dataset: str, model: str | None = None, ablation: str | None = None, mover: str = "sms",
            scaling: str = "set", word_vectors: str | None = None) -> dict[str, Any]:
     """One set in the layout of Bak & Oh (2020) Table 4."""
-    from dialeval.runners import run_multiref
-    from dialeval.ssrem import DEFAULT_MODEL, SSREMScorer, default_ablation
+    from dialeval.multiref.runner import run_multiref
+    from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation
 
     items = load_set(dataset)
     contexts, responses = [it.context for it in items], [it.response for it in items]
@@ -105,7 +106,7 @@ def format_table4_rows(result: dict[str, Any]) -> str:
 def heldout(model: str | None = None, ablation: str | None = None, limit: int | None = None,
             split: str = "test") -> dict[str, Any]:
     """Section 6 for SSREM and RSREM on the held-out split of the corpus named in the checkpoint."""
-    from dialeval.ssrem import DEFAULT_MODEL, SSREMScorer, default_ablation, heldout_negatives, load_corpus
+    from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation, heldout_negatives, load_corpus
 
     out: dict[str, Any] = {"dataset": "ssrem-heldout", "metric": "ssrem", "split": split}
     for name, folder in (("ssrem", model or DEFAULT_MODEL), ("rsrem", ablation or default_ablation())):

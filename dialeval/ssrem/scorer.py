@@ -45,10 +45,10 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from dialeval.corpora import Turn
-from dialeval.options import check_choice, check_device
-from dialeval.resources import GLOVE_NAME, WordVectors, load_word_vectors
-from dialeval.results import make_signature, summarize
-from dialeval.text import check_reference_lists, check_texts, tokenize
+from dialeval.core.options import check_choice, check_device
+from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
+from dialeval.core.results import make_signature, summarize
+from dialeval.core.text import check_reference_lists, check_texts, tokenize
 
 NEGATIVE_TYPES = ("SC", "SP", "SS", "RN")
 NEGATIVE_NAMES = {"SC": "same conversation", "SP": "same partner", "SS": "same speaker", "RN": "random"}

@@ -2,8 +2,8 @@
 
 Quality (Eq. 1): each sub-metric d is computed against every reference and the best one counts,
 ``score(h, R) = max_{r in R} d(h, r)``. Sub-metrics: BLEU-1..4, METEOR, ROUGE-L (see
-:mod:`dialeval.overlap`, :mod:`dialeval.meteor`), Embedding Average, Vector Extrema, Greedy
-Matching (see :mod:`dialeval.embedding_metrics`).
+:mod:`dialeval.multiref.overlap`, :mod:`dialeval.multiref.meteor`), Embedding Average, Vector Extrema, Greedy
+Matching (see :mod:`dialeval.multiref.embedding`).
 
 Diversity, for a group of hypotheses H a model gave to one context:
 
@@ -17,7 +17,7 @@ Two toolings (every choice goes into the result's signature):
 =============  =========================================  ======================================
 choice         ``tooling="paper"`` (the authors' scorer)   ``tooling="dialeval"``
 =============  =========================================  ======================================
-tokens         lower-case, whitespace split                lower-case, regex (:mod:`dialeval.text`)
+tokens         lower-case, whitespace split                lower-case, regex (:mod:`dialeval.core.text`)
 BLEU           NLTK method 1, BLEU-3 weights 0.33 x 3      NLTK method 1, weights 1/n
 METEOR         METEOR 1.5 jar (``meteor="auto"``: the jar  NLTK ``single_meteor_score``
                when Java is present, else NLTK)
@@ -38,11 +38,11 @@ from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
-from dialeval import embedding_metrics, overlap
-from dialeval.options import check_choice, check_names, check_number
-from dialeval.resources import GLOVE_NAME, WordVectors, load_word_vectors, load_wordnet
-from dialeval.results import make_signature, summarize
-from dialeval.text import (
+from dialeval.multiref import embedding as embedding_metrics, overlap
+from dialeval.core.options import check_choice, check_names, check_number
+from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors, load_wordnet
+from dialeval.core.results import make_signature, summarize
+from dialeval.core.text import (
     TOKENIZER_NAME, WHITESPACE_TOKENIZER_NAME, check_reference_lists, check_texts, tokenize,
     whitespace_tokenize,
 )
@@ -90,7 +90,7 @@ def check_config(name: str | None) -> str:
 
 def resolve_meteor(choice: str) -> str:
     """``"auto"`` -> ``"jar"`` when Java and pycocoevalcap's jar are present, else ``"nltk"``."""
-    from dialeval.meteor import meteor_available
+    from dialeval.multiref.meteor import meteor_available
 
     check_choice("meteor", choice, METEOR_CHOICES)
     if choice == "auto":
@@ -136,7 +136,7 @@ class MultiRefScorer:
             return lambda pairs: [overlap.bleu(h, [r], n, weights) for h, r in pairs]
         if name == "meteor":
             if self.meteor == "jar":
-                from dialeval.meteor import shared_meteor
+                from dialeval.multiref.meteor import shared_meteor
 
                 jvm = shared_meteor()
                 return lambda pairs: jvm.score([(" ".join(h), " ".join(r)) for h, r in pairs])
@@ -154,7 +154,7 @@ class MultiRefScorer:
         return self.tooling.tokenizer(text)
 
     def signature(self, references: Sequence[Sequence[str]] | None, mode: str) -> str:
-        """Every scoring choice in force (see :func:`dialeval.results.make_signature`)."""
+        """Every scoring choice in force (see :func:`dialeval.core.results.make_signature`)."""
         counts = {len(r) for r in references} if references else {0}
         nrefs = str(counts.pop()) if len(counts) == 1 else "var"
         has = set(self.metrics).intersection

@@ -14,11 +14,12 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.benchmark.common import correlate_all, items_as_dicts
-from dialeval.data import load_multiref_mturk, with_five_references
-from dialeval.options import check_choice
-from dialeval.runners import get_runner
-from dialeval.tables import fmt, fmt_p, format_table
+from dialeval.correlation import correlate_all
+from dialeval.data import items_as_dicts
+from dialeval.multiref.data import load_multiref_mturk, with_five_references
+from dialeval.core.options import check_choice
+from dialeval.multiref.runner import run_multiref
+from dialeval.core.tables import fmt, fmt_p, format_table
 
 PAPER = ("gupta2019_multiref", "table4")
 # dialeval sub-metric -> the row name in the paper's Table 4.
@@ -39,7 +40,7 @@ def mturk_items(setting: str, references: str = "five") -> list:
 
 def multiref_mturk(references: str = "five", **options: Any) -> dict[str, Any]:
     """Gupta et al. 2019 Table 4: single (original reply) vs. multiple references, 500 ratings."""
-    run = get_runner("multiref")
+    run = run_multiref
     out: dict[str, Any] = {"dataset": "multiref-mturk", "metric": "multiref", "references": references}
     for setting in ("single", "multi"):
         items = mturk_items(setting, references)

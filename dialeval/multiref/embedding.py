@@ -1,6 +1,6 @@
 """Word-embedding similarity of two token lists (Liu et al. 2016; Sharma et al. 2017's nlg-eval).
 
-With word vectors ``e(w)`` (GloVe 6B 50d by default, see :mod:`dialeval.resources`) and
+With word vectors ``e(w)`` (GloVe 6B 50d by default, see :mod:`dialeval.core.resources`) and
 out-of-vocabulary tokens skipped (``oov="skip"``) or given the mean vector (``oov="mean"``, as
 nlg-eval does):
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dialeval.resources import WordVectors
+from dialeval.core.resources import WordVectors
 
 _EPS = 1e-12
 

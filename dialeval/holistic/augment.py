@@ -2,7 +2,7 @@
 
 "Towards Holistic and Automatic Evaluation of Open-Domain Dialogue Generation" measures diversity
 as the n-gram entropy of a model's answers to a query *and K augmented versions of it*
-(:func:`dialeval.holistic.diversity`). The paper's diversity section augments queries in two ways:
+(:func:`dialeval.holistic.scorer.diversity`). The paper's diversity section augments queries in two ways:
 
 * **WS, WordNet substitution**: words of one part of speech are replaced with WordNet synonyms, in
   four variants: verbs, nouns, adjectives & adverbs, all of them (:data:`WS_POS`).
@@ -19,50 +19,36 @@ all four from one draw (the ``all`` one is the union of the other three): :func:
 :func:`ws_paraphrases` instead gives ``k`` distinct paraphrases of one variant; ``rate`` < 1
 leaves each word type unchanged with probability ``1 - rate`` (the paper: 1).
 
-POS tagger: NLTK's greedy averaged-perceptron tagger (:class:`nltk.tag.perceptron.PerceptronTagger`,
-the same features as Matthew Honnibal's original) with the pretrained weights (Penn Treebank tag
-set) of that original, ``trontagger-0.1.0.pickle``, shipped by the PyPI package
-``textblob-aptagger`` 0.2.0 (MIT); installed with ``pip install --no-deps textblob-aptagger``
-(``install.sh`` does it; its ``textblob`` dependency is not needed: the package is located, never
-imported, and the pickle is read with only ``set`` allowed as a global). Text is split with a regex into
-Penn-style tokens (``don't`` -> ``do n't``, ``I'm`` -> ``I 'm``) and a lone ``i`` is tagged as ``I``
-(lower-cased dialogue data). The tagger differs from the authors', so the substituted words can too.
+POS tags: :func:`dialeval.core.pos.pos_tag` (Penn Treebank tags; the tagger differs from the
+authors', so the substituted words can too).
 Tags: verb ``VB*`` -> WordNet ``v``; noun ``NN``, ``NNS`` (proper nouns are left alone) -> ``n``;
 adjective ``JJ*`` -> ``a`` (with satellites), adverb ``RB*`` -> ``r``. WordNet is
-:func:`dialeval.resources.load_wordnet` (Debian's WordNet 3.0).
+:func:`dialeval.core.resources.load_wordnet` (Debian's WordNet 3.0).
 
-CTG: the history is written as FED reads conversations, :func:`dialeval.lm.conversation_text`, then
+CTG: the history is written as FED reads conversations, :func:`dialeval.core.lm.conversation_text`, then
 ``" " + eos`` opens the next turn; beam search (``num_beams = num_return_sequences = k``, at least
 one new token) and the new tokens only are decoded. Any causal LM, or a seq2seq model (the same text
 as its input). The default model of :func:`augment_file` is FED's dialogue model
-(:func:`dialeval.runners.default_dialogue_model`), trained on that very format.
+(:func:`dialeval.fed.runner.default_dialogue_model`), trained on that very format.
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
-import importlib.util
 import json
 import os
-import pickle
 import random
-import re
 from pathlib import Path
 from typing import Any, Sequence
 
 from dialeval.data import completed_lines
-from dialeval.text import check_texts
+from dialeval.core.pos import Span, pos_tag, token_spans
+from dialeval.core.text import check_texts
 
 WS_POS = ("verb", "noun", "adj_adv", "all")
 WS_GROUP = "paper"  # augment_file's pos for the released data's groups (original + the 4 variants)
-TAGGER_PACKAGE = "textblob_aptagger"
-TAGGER_FILE = "trontagger-0.1.0.pickle"
-TAGGER_INSTALL = "pip install --no-deps textblob-aptagger"
 
-_TOKEN = re.compile(
-    r"[a-z]+(?=n['’]t\b)|n['’]t\b|['’](?:s|m|d|ll|re|ve)\b|\d+(?:[.,:]\d+)*|\w+(?:-\w+)*|\S", re.IGNORECASE
-)
 _WORDNET_POS = {
     **dict.fromkeys(("VB", "VBD", "VBG", "VBN", "VBP", "VBZ"), "v"),
     **dict.fromkeys(("NN", "NNS"), "n"),
@@ -72,59 +58,13 @@ _WORDNET_POS = {
 _VARIANT_POS = {"verb": {"v"}, "noun": {"n"}, "adj_adv": {"a", "r"}, "all": {"v", "n", "a", "r"}}
 _TRIES_PER_PARAPHRASE = 20
 
-Span = tuple[int, int]
 Substitutions = dict[tuple[str, str], str]  # (lower-cased word, WordNet POS) -> lemma name
-
-
-class _SetsOnlyUnpickler(pickle.Unpickler):
-    """The tagger file is dicts, strings, floats and sets: refuse any other global."""
-
-    def find_class(self, module: str, name: str) -> Any:
-        if module in ("__builtin__", "builtins") and name == "set":
-            return set
-        raise pickle.UnpicklingError(f"{TAGGER_FILE}: unexpected global {module}.{name}")
-
-
-@functools.lru_cache(maxsize=1)
-def load_tagger() -> Any:
-    """NLTK's ``PerceptronTagger`` with the ``textblob-aptagger`` weights (see module docstring).
-
-    Raises ``FileNotFoundError`` naming the package to install when the weights are missing.
-    """
-    from nltk.tag.perceptron import PerceptronTagger
-
-    spec = importlib.util.find_spec(TAGGER_PACKAGE)  # locates the package without importing it
-    folders = list(spec.submodule_search_locations or []) if spec else []
-    path = next((Path(f) / TAGGER_FILE for f in folders if (Path(f) / TAGGER_FILE).is_file()), None)
-    if path is None:
-        raise FileNotFoundError(
-            f"WordNet substitution needs a POS tagger: the averaged-perceptron weights {TAGGER_FILE} "
-            f"of the textblob-aptagger package. Install them with `{TAGGER_INSTALL}` (install.sh does it)."
-        )
-    with open(path, "rb") as f:
-        weights, tagdict, classes = _SetsOnlyUnpickler(f, encoding="latin1").load()
-    tagger = PerceptronTagger(load=False)
-    tagger.model.weights, tagger.tagdict, tagger.classes = weights, tagdict, classes
-    tagger.model.classes = classes
-    return tagger
-
-
-def token_spans(text: str) -> list[Span]:
-    """Character spans of the Penn-style tokens of ``text``."""
-    return [m.span() for m in _TOKEN.finditer(text)]
-
-
-def pos_tag(text: str) -> list[tuple[str, str]]:
-    """``(token, Penn tag)`` for each token of ``text``."""
-    tokens = [text[a:b] for a, b in token_spans(text)]
-    tags = load_tagger().tag(["I" if t == "i" else t for t in tokens])
-    return [(token, tag) for token, (_, tag) in zip(tokens, tags)]
 
 
 @functools.lru_cache(maxsize=65536)
 def synset_heads(word: str, wordnet_pos: str) -> tuple[str, ...]:
     """First lemma name of each WordNet synset of ``word`` for ``wordnet_pos`` (repeats kept)."""
-    from dialeval.resources import load_wordnet
+    from dialeval.core.resources import load_wordnet
 
     return tuple(s.lemmas()[0].name() for s in load_wordnet().synsets(word, wordnet_pos))
 
@@ -209,7 +149,7 @@ def ws_paper_group(text: str, seed: int = 0, rate: float = 1.0) -> list[str]:
 
 @functools.lru_cache(maxsize=2)
 def _load_generator(name_or_path: str, device: str | None) -> tuple[Any, Any]:
-    from dialeval.lm import load_causal_lm
+    from dialeval.core.lm import load_causal_lm
 
     return load_causal_lm(name_or_path, device=device or "cpu")
 
@@ -226,12 +166,12 @@ def ctg_paraphrases(
     replace), as ``k`` stripped strings in beam order (repeats possible).
 
     ``model`` is a transformers causal LM or seq2seq model with its ``tokenizer``, or a name/path
-    loaded (once) with :func:`dialeval.lm.load_causal_lm` on ``device`` (default CPU). A history
+    loaded (once) with :func:`dialeval.core.lm.load_causal_lm` on ``device`` (default CPU). A history
     longer than the model's window is cut from the left.
     """
     import torch
 
-    from dialeval.lm import conversation_text, model_window
+    from dialeval.core.lm import conversation_text, model_window
 
     turns = check_texts(history, "history")
     if k < 1 or max_new_tokens < 1:
@@ -286,7 +226,7 @@ def augment_file(
     ``query`` line strings. ``method="ws"``: :func:`ws_paraphrases` (``pos`` in :data:`WS_POS`,
     ``seed`` for every line), or with ``pos="paper"`` :func:`ws_paper_group` (5 queries, the
     original first; ``k`` unused). ``method="ctg"``: :func:`ctg_paraphrases` of the turns before the
-    last with ``model`` (default :func:`dialeval.runners.default_dialogue_model`); it needs a
+    last with ``model`` (default :func:`dialeval.fed.runner.default_dialogue_model`); it needs a
     ``context`` of at least 2 turns. Every line is checked before any is written. Resumable: lines
     already in ``output_path`` are kept and skipped. Returns the number of lines written.
     """
@@ -308,7 +248,7 @@ def augment_file(
                 "so it needs a 'context' of at least 2 turns"
             )
         if model is None:
-            from dialeval.runners import default_dialogue_model
+            from dialeval.fed.runner import default_dialogue_model
 
             model = default_dialogue_model()
     output = Path(output_path)

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.benchmark.common import correlate_all
+from dialeval.correlation import correlate_all
 from dialeval.correlation import correlate
-from dialeval.tables import fmt, fmt_p, format_table
-from dialeval.text import tokenize
+from dialeval.core.tables import fmt, fmt_p, format_table
+from dialeval.core.text import tokenize
 
 PAPER_ID = "pang2020_holistic"
 TABLES = {"coherence": "table3", "fluency": "table4", "consistency": "table8"}
@@ -49,8 +49,8 @@ def _likelihood_rows(scorer: Any, aspect: str, responses: list[str], queries: li
                      cutoff: float | str, reduction: str | None) -> tuple[dict[str, list[float]], list[str]]:
     """Normalised and raw scores per reduction (both unless one is asked for), from one LM pass:
     rows ``"<aspect> (<reduction>)"`` and ``"<aspect>_raw (<reduction>)"``."""
-    from dialeval.holistic import REDUCTIONS, check_reduction, normalise, reduce_logprobs
-    from dialeval.results import make_signature
+    from dialeval.holistic.scorer import REDUCTIONS, check_reduction, normalise, reduce_logprobs
+    from dialeval.core.results import make_signature
 
     logprobs = scorer.logprobs(aspect, responses, queries, progress=True)
     rows, signatures = {}, []
@@ -71,9 +71,9 @@ def holistic(aspect: str, model: str | None = None, nli: str | None = None, cuto
     Eq. 1; sum, the authors' code) from one LM pass unless ``reduction`` names one. ``cutoff`` defaults
     to ``"set"`` (the paper's 5th percentile of the rated set); the raw rows do not depend on it."""
     from dialeval.correlation import inter_rater
-    from dialeval.data import load_holistic
-    from dialeval.options import check_choice
-    from dialeval.runners import consistency_scorer, likelihood_scorer
+    from dialeval.holistic.data import load_holistic
+    from dialeval.core.options import check_choice
+    from dialeval.holistic.runner import consistency_scorer, likelihood_scorer
 
     check_choice("aspect", aspect, TABLES)
     items = load_holistic(aspect)

@@ -1,7 +1,7 @@
 """Mehri & Eskenazi 2020, Table 6: FED qualities vs. human ratings (turn and dialog level).
 
-Every requested variant (``mode``: one of :data:`dialeval.fed.MODES`, or ``"all"``) is measured from
-one scoring pass (:meth:`dialeval.fed.FEDScorer.score_all`); the table prints Spearman per variant
+Every requested variant (``mode``: one of :data:`dialeval.fed.scorer.MODES`, or ``"all"``) is measured from
+one scoring pass (:meth:`dialeval.fed.scorer.FEDScorer.score_all`); the table prints Spearman per variant
 beside the published DialoGPT columns of Table 6 (``paper_tables.json``).
 """
 
@@ -11,7 +11,7 @@ from typing import Any
 
 from dialeval import paper
 from dialeval.correlation import correlate
-from dialeval.tables import fmt, format_table
+from dialeval.core.tables import fmt, format_table
 
 PAPER = "mehri2020_fed"
 # dialeval's quality names whose Table 6 row is not simply the title-cased name.
@@ -26,10 +26,10 @@ def paper_row(quality: str) -> str:
 def fed(level: str, model: str | None = None, mode: str | None = None, batch_size: int = 32,
         device: str | None = None) -> dict[str, Any]:
     """FED data (Mehri & Eskenazi 2020, Table 6 layout): Spearman per quality at one level, for the
-    variant ``mode`` (default :data:`dialeval.fed.DEFAULT_MODE`) or every variant (``"all"``)."""
-    from dialeval.data import load_fed
-    from dialeval.fed import DEFAULT_MODE, check_modes, score_name
-    from dialeval.runners import fed_scorer
+    variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`) or every variant (``"all"``)."""
+    from dialeval.fed.data import load_fed
+    from dialeval.fed.scorer import DEFAULT_MODE, check_modes, score_name
+    from dialeval.fed.runner import fed_scorer
 
     items = load_fed(level)
     scorer = fed_scorer(model, batch_size, device)

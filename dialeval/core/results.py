@@ -9,7 +9,7 @@ metric, model, mode and dialeval version, so a number can be reproduced.
 from __future__ import annotations
 
 import math
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 
 def make_signature(metric: str, **fields: Any) -> str:
@@ -44,3 +44,15 @@ def summarize(per_item: Mapping[str, Sequence[float]], signature: str) -> dict[s
         out[f"{name}_scores"] = [float(s) for s in scores]
     out["signature"] = signature
     return out
+
+
+# What a metric's runner returns for generic items: per-item scores by sub-score name, and the
+# result's signature (dialeval.core.spec.MetricSpec.runner).
+ItemScores = tuple[dict[str, list[float]], str]
+Runner = Callable[..., ItemScores]
+
+
+def split_result(result: Mapping[str, Any]) -> ItemScores:
+    """The per-item lists of a result (``<name>_scores`` -> ``<name>``) and its signature."""
+    per_item = {k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")}
+    return per_item, result["signature"]

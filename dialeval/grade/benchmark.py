@@ -21,9 +21,9 @@ from typing import Any, Sequence
 
 from dialeval import paper
 from dialeval.correlation import correlate
-from dialeval.data import load_grade
-from dialeval.runners import get_runner
-from dialeval.tables import fmt, format_table
+from dialeval.grade.data import load_grade
+from dialeval.multiref.runner import run_multiref
+from dialeval.core.tables import fmt, format_table
 
 PAPER_ID = "huang2020_grade"
 SETS = {"convai2": "ConvAI2", "dailydialog": "DailyDialog", "empathetic": "EmpatheticDialogues"}
@@ -92,7 +92,7 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     seconds = time.time() - start
     nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]
     metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items)}
-    baseline, multiref_signature = get_runner("multiref")(
+    baseline, multiref_signature = run_multiref(
         [{"response": it.response, "references": it.references} for it in items], metrics=list(BASELINES))
     for key, (label, _) in BASELINES.items():
         metrics[label] = per_system(baseline[key], items)
@@ -149,7 +149,7 @@ def format_grade(result: dict[str, Any]) -> str:
 
 
 def ablation_root() -> Path:
-    from dialeval.resources import cache_dir
+    from dialeval.core.resources import cache_dir
 
     return cache_dir() / "grade-ablations"
 

@@ -1,0 +1,163 @@
+"""What a metric declares about itself, once: :class:`MetricSpec`.
+
+Every metric sub-package ``dialeval/<name>/`` has a ``spec.py`` whose ``SPEC`` is a
+:class:`MetricSpec`: how it scores generic items (its runner), the bundled model folders it loads,
+the human-judgment sets it owns and how its sub-scores map to the papers' published rows, its paper
+benchmarks, its jobs in the meta-evaluation grid, the samples its bundled folders reproduce, its
+examples and the scale of every sub-score. The layers above the metrics (runners, human-judgment
+sets, benchmark grid, hub/publish, CLI, demo) read these declarations through
+:mod:`dialeval.registry` and name no metric themselves.
+
+A spec module stays light: it imports no model code; whatever loads models is referenced through
+functions that import it when called.
+"""
+
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+
+from dialeval.core.results import ItemScores
+
+if TYPE_CHECKING:  # annotations only: no import at run time
+    import argparse
+
+    from dialeval.core.scales import Scale
+    from dialeval.data import JudgmentItem
+
+# The fixed sample every bundled model scores (library level) for its reference file
+# (dialeval.publish); the metrics' evaluate samples are built from it too.
+SAMPLE_PAIRS: tuple[tuple[str, str], ...] = (
+    ("Do you like reading books?", "Yes, mostly novels. I read one every week."),
+    ("What time does the train leave?", "It leaves at half past seven, so we should hurry."),
+    ("I failed my driving test again.", "Oh no, I am sorry. You will pass next time, I am sure."),
+    ("Can I help you?", "banana the of purple quickly"),
+)
+
+# (paper key, table id, row, column) of paper_tables.json (dialeval.paper.value)
+PaperCell = tuple[str, str, str, str]
+
+
+@dataclass(frozen=True)
+class Job:
+    """One row group of the meta-evaluation grid: the metric's runner with fixed options and the
+    sub-scores it is known by. ``options_for(set_name, items)`` adapts the options to one set
+    (e.g. FED's level); without it the options are used as they are."""
+
+    name: str
+    metric: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    headline: tuple[str, ...] = ()
+    options_for: Callable[[Mapping[str, Any], str, Sequence[dict]], dict[str, Any]] | None = None
+
+    def options_on(self, set_name: str, items: Sequence[dict]) -> dict[str, Any]:
+        """The job's options on the set ``set_name`` of ``items``."""
+        if self.options_for is None:
+            return dict(self.options)
+        return self.options_for(self.options, set_name, items)
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A paper-layout benchmark: ``module.compute(*args, **options)`` gives its result and
+    ``module.render(result)`` its table; the module is imported when the benchmark runs."""
+
+    module: str
+    compute: str
+    render: str
+    args: tuple[Any, ...] = ()
+
+    def run(self, **options: Any) -> tuple[dict, str]:
+        """The result (for ``--json``) and its printed table."""
+        module = importlib.import_module(self.module)
+        result = getattr(module, self.compute)(*self.args, **options)
+        return result, getattr(module, self.render)(result)
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """What a bundled model's card says beyond its training report (:mod:`dialeval.publish`)."""
+
+    title: str
+    summary: str
+    used_by: str
+    datasets: tuple[str, ...]
+    tags: tuple[str, ...]
+    pipeline_tag: str
+    usage: str  # the card's Python example
+    # (dataset, score key, adapter results file, full fine-tune results file) from benchmarks/results
+    benchmarks: tuple[tuple[str, str, str, str], ...] = ()
+    # the full fine-tune it replaces, as reported in training/README.md and in the benchmark files of
+    # commit dialeval.publish.FULL_COMMIT (later runs of the same plain names score the bundled adapters)
+    full: Mapping[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class EvaluateSample:
+    """A fixed call of the metric's evaluate module that a bundled folder reproduces
+    (``dialeval publish --dry-run``, tests/test_hub.py): ``evaluate.load("dialeval/<module>",
+    config).compute(**inputs, <model_keyword>=<folder>)[output]``."""
+
+    module: str
+    config: str | None
+    inputs: Mapping[str, Any]
+    model_keyword: str
+    output: str
+
+
+@dataclass(frozen=True)
+class Command:
+    """An extra ``dialeval`` sub-command a metric brings (e.g. holistic's ``augment``)."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+@dataclass(frozen=True)
+class DemoChoice:
+    """One metric choice of the Gradio demo (spaces/dialeval-demo): its label, the runner's options,
+    what each sub-score refers to (the first matching ``(score-name prefix, text)``; ``""`` matches
+    all) and the item fields (``"context"``, ``"references"``) it cannot do without."""
+
+    label: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    refers_to: tuple[tuple[str, str], ...] = (("", "response"),)
+    needs: tuple[str, ...] = ()
+
+    def subject(self, score: str) -> str:
+        """What ``score`` rates: the text of the first ``refers_to`` prefix it starts with."""
+        return next(text for prefix, text in self.refers_to if score.startswith(prefix))
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """A metric's one declaration (module docstring). Only ``name``, ``summary``, ``runner`` and
+    ``scales`` are required; the rest defaults to "none"."""
+
+    name: str
+    summary: str
+    runner: Callable[..., ItemScores]
+    scales: Callable[[], Mapping[str, Scale]]
+    # bundled hub/ folders it loads by default, and how each model it may load is (re)built
+    bundled: tuple[str, ...] = ()
+    build_hints: Mapping[str, str] = field(default_factory=dict)
+    # a published model id -> the bundled stand-in used when the published one cannot be had
+    hub_alternatives: Mapping[str, str] = field(default_factory=dict)
+    # human-judgment sets it owns (name -> loader of generic items) and their published Spearman
+    judgment_sets: Mapping[str, Callable[[], list[JudgmentItem]]] = field(default_factory=dict)
+    published: Callable[[str, str, str], PaperCell | None] | None = None
+    benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
+    aspects: tuple[str, ...] = ()  # `dialeval benchmark --aspect A` = `--dataset <name>-A`
+    grid_jobs: tuple[Job, ...] = ()
+    # `dialeval examples`: runner options per job, the sub-scores shown, a note on the signatures
+    example_jobs: tuple[Mapping[str, Any], ...] = ({},)
+    headline: tuple[str, ...] = ()
+    example_note: Callable[[Sequence[str]], str | None] | None = None
+    cards: Mapping[str, CardSpec] = field(default_factory=dict)
+    samples: Mapping[str, tuple[EvaluateSample, ...]] = field(default_factory=dict)
+    commands: tuple[Command, ...] = ()
+    demo: tuple[DemoChoice, ...] = ()
+    trainer_default: bool = False  # scored by dialeval.integrations.compute_metrics by default

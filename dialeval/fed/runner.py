@@ -1,0 +1,46 @@
+"""How FED scores generic items: the conversation ``context + [response]``.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+from dialeval.core.results import ItemScores, split_result
+from dialeval.models import preferred_model
+
+
+FED_LOCAL_MODEL = "smollm2-dialogue"  # built by: python training/finetune_lm.py --preset dialogue
+
+
+def default_dialogue_model() -> str:
+    """FED's model when none is named: DialoGPT-large if it can be had, else the local stand-ins.
+
+    Offline that is the bundled LoRA dialogue adapter ``dialeval/smollm2-dialogue`` (``hub/``), else
+    a ``smollm2-dialogue`` built by ``training/finetune_lm.py`` under ``$DIALEVAL_MODELS``, else the
+    un-tuned SmolLM2-135M-Instruct; the result's signature names the model used.
+    """
+    from dialeval.fed.scorer import DEFAULT_MODEL
+    from dialeval.hub import NAMESPACE
+    from dialeval.core.lm import LOCAL_LM
+
+    return preferred_model(DEFAULT_MODEL, f"{NAMESPACE}/{FED_LOCAL_MODEL}", FED_LOCAL_MODEL, LOCAL_LM)
+
+
+@functools.lru_cache(maxsize=2)
+def fed_scorer(model: str | None, batch_size: int, device: str | None):
+    """One loaded FED model per (model, batch_size, device); the variant is chosen per call."""
+    from dialeval.fed.scorer import FEDScorer
+
+    return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size)
+
+
+def run_fed(
+    items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
+    batch_size: int = 32, device: str | None = None, progress: bool = False,
+) -> ItemScores:
+    """FED of each item's conversation, ``context + [response]`` (the response rated at turn level),
+    in variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`; the signature names it)."""
+    scorer = fed_scorer(model, batch_size, device)
+    conversations = [list(it["context"]) + [it["response"]] for it in items]
+    return split_result(scorer.score(conversations, level=level, progress=progress, mode=mode))

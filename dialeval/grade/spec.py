@@ -1,0 +1,53 @@
+"""GRADE (Huang et al. 2020) declared once for the registry (:mod:`dialeval.core.spec`)."""
+
+from __future__ import annotations
+
+from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell
+from dialeval.grade import scales
+from dialeval.grade.runner import run_grade
+
+# human-judgment set -> (folder under $DIALEVAL_DATA/grade/, the set's name in Table 1)
+SETS = {"grade-convai2": ("convai2", "ConvAI2"), "grade-dailydialog": ("dailydialog", "DailyDialog"),
+        "grade-empathetic": ("empatheticdialogues", "EmpatheticDialogues")}
+# sub-score -> metric row of Table 1 (BLEU-4, ROUGE-L and METEOR come from multiref)
+PAPER_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
+BUILD = "python training/grade.py --output hub/grade-dailydialog"
+
+
+def _judgments(folder: str):
+    def load() -> list:
+        from dialeval.grade.data import load_grade
+
+        return load_grade(folder)
+    return load
+
+
+def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
+    """Table 1's ``average_of_4_correlations`` (Pearson and Spearman of two dialogue models), not a
+    pooled correlation, for GRADE and the word-overlap baselines."""
+    if set_name not in SETS or sub not in PAPER_ROWS or metric not in ("grade", "multiref"):
+        return None
+    return ("huang2020_grade", "table1", f"{SETS[set_name][1]} / {PAPER_ROWS[sub]}", "average_of_4_correlations")
+
+
+SPEC = MetricSpec(
+    name="grade",
+    summary="graph-enhanced coherence of a response to its context (Huang et al. 2020)",
+    runner=run_grade,
+    scales=lambda: scales.SCALES,
+    bundled=("grade-dailydialog",),
+    build_hints={"dialeval/grade-dailydialog": BUILD, "grade-dailydialog": BUILD},
+    judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
+    published=published,
+    benchmarks={
+        **{name: Benchmark("dialeval.grade.benchmark", "grade", "format_grade", (name.split("-", 1)[1],))
+           for name in SETS},
+        "grade-ablations": Benchmark("dialeval.grade.benchmark", "grade_ablations", "format_grade_ablations"),
+    },
+    grid_jobs=(Job("grade", "grade", {}, ("grade",)),),
+    samples={"grade-dailydialog": (EvaluateSample(
+        "grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
+        "model", "grade_scores"),)},
+    demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
+                     refers_to=(("", "response given the context"),), needs=("context",)),),
+)

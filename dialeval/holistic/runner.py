@@ -1,0 +1,142 @@
+"""How holistic scores generic items: coherence, fluency, consistency and diversity per item.
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from typing import Any, Sequence
+
+from dialeval.core.results import ItemScores
+from dialeval.models import preferred_model
+
+
+NLI_LOCAL_MODELS = ("dialeval/minilm-nli", "minilm-nli")  # bundled hub/minilm-nli; built by training/nli.py
+
+
+def default_holistic_model() -> str:
+    """Holistic coherence/fluency LM: the bundled DailyDialog fine-tune ``dialeval/smollm2-dailydialog``
+    (Pang et al. fine-tune GPT-2 on DailyDialog; the stand-in carries its stored cutoffs), else the
+    un-tuned SmolLM2-135M-Instruct (its cutoffs are in ``dialeval/holistic/cutoffs.json``, written
+    by ``python -m dialeval.holistic.calibration --model smollm2-135m-instruct --write``)."""
+    from dialeval.holistic.scorer import DEFAULT_LM
+    from dialeval.core.lm import LOCAL_LM
+
+    return preferred_model(DEFAULT_LM, LOCAL_LM)
+
+
+def default_nli_model() -> str:
+    """roberta-large-mnli if it can be had, else the bundled ``dialeval/minilm-nli``, else the local
+    MiniLM NLI model built by ``training/nli.py``."""
+    from dialeval.core.nli import DEFAULT_NLI
+
+    return preferred_model(DEFAULT_NLI, *NLI_LOCAL_MODELS)
+
+
+@functools.lru_cache(maxsize=2)
+def likelihood_scorer(model: str | None, batch_size: int, device: str | None):
+    from dialeval.holistic.scorer import LikelihoodScorer
+
+    return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size)
+
+
+@functools.lru_cache(maxsize=2)
+def consistency_scorer(nli: str | None, batch_size: int, device: str | None):
+    from dialeval.holistic.scorer import ConsistencyScorer
+
+    return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size)
+
+
+def diversity_key(item: dict) -> tuple[str, Any]:
+    """What groups items for diversity: the explicit ``group`` field, else the identical context."""
+    group = item.get("group")
+    return ("group", str(group)) if group is not None else ("context", tuple(item["context"]))
+
+
+def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> ItemScores:
+    """Each item gets the diversity of all responses in ``population`` sharing its :func:`diversity_key`
+    (NaN when it is alone), so the value does not depend on which other items are scored with it."""
+    from dialeval.holistic.scorer import diversity, diversity_signature
+
+    members: dict[tuple[str, Any], list[str]] = {}
+    for item in population:
+        members.setdefault(diversity_key(item), []).append(item["response"])
+    keys = list(dict.fromkeys(k for k in map(diversity_key, items) if len(members.get(k, ())) > 1))
+    values = dict(zip(keys, diversity([members[k] for k in keys])["diversity_scores"])) if keys else {}
+    return {"diversity": [values.get(diversity_key(it), float("nan")) for it in items]}, diversity_signature()
+
+
+@functools.lru_cache(maxsize=4)
+def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect: str, reduction: str | None,
+                  queries: tuple[tuple[str, ...], ...], responses: tuple[str, ...]) -> float:
+    """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input)."""
+    from dialeval.holistic.scorer import percentile_cutoff
+
+    scorer = likelihood_scorer(model, batch_size, device)
+    return percentile_cutoff(scorer.raw(aspect, list(responses), list(queries), reduction))
+
+
+def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,
+                cutoff: Any, reduction: str | None, batch_size: int, device: str | None) -> dict[str, Any]:
+    scorer = likelihood_scorer(model, batch_size, device)
+    queries = [it["context"] for it in items]
+    responses = [it["response"] for it in items]
+    label = None
+    if cutoff == "set" and population is not None:  # the whole input's percentile, never a chunk's
+        whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
+        cutoff = _input_cutoff(model, batch_size, device, aspect, reduction, *whole)
+        label = "p5-of-input"
+    return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label)
+
+
+def run_holistic(
+    items: Sequence[dict], aspects: Sequence[str] | str | None = None, model: str | None = None,
+    nli: str | None = None, cutoff: float | str = "model", reduction: str | None = None,
+    batch_size: int = 16, device: str | None = None, population: Sequence[dict] | None = None,
+) -> ItemScores:
+    """Holistic aspects of each item: coherence of ``response`` to ``context`` and fluency of
+    ``response`` (normalised with the model's stored cutoffs by default; ``cutoff="set"`` takes the
+    5th percentile of ``population``, the whole input, when given), consistency with the responder's
+    earlier turns in ``context`` (alternating), and diversity of the responses sharing the item's
+    ``group`` (or, without one, its exact context) in ``population`` (default: ``items``); NaN for an
+    item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
+    ``population``, so no score depends on the chunking.
+
+    ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
+    with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
+    """
+    from dialeval.holistic.scorer import ASPECTS, CUTOFF_MODES, REDUCTIONS
+    from dialeval.models import ModelNotFoundError
+    from dialeval.core.options import check_choice, check_device, check_names, check_number
+
+    explicit = aspects is not None
+    aspects = check_names("aspects", aspects, ASPECTS) if explicit else ASPECTS
+    check_number("batch_size", batch_size, minimum=1, integer=True)
+    device = check_device(device)
+    if reduction is not None:
+        check_choice("reduction", reduction, REDUCTIONS)
+    if not (isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool) and cutoff < 0):
+        check_choice("cutoff (or a negative number)", cutoff, CUTOFF_MODES)
+    items = list(items)
+    per_item: dict[str, list[float]] = {}
+    signatures = []
+    for aspect in aspects:
+        try:
+            if aspect in ("coherence", "fluency"):
+                result = _likelihood(aspect, items, population, model, cutoff, reduction, batch_size, device)
+            elif aspect == "consistency":
+                scorer = consistency_scorer(nli, batch_size, device)
+                result = scorer.score([it["context"] for it in items], [it["response"] for it in items])
+            else:
+                scores, signature = _diversity_by_group(items, population if population is not None else items)
+                result = {"diversity_scores": scores["diversity"], "signature": signature}
+        except ModelNotFoundError as e:
+            if explicit:
+                raise
+            warnings.warn(f"holistic {aspect} skipped: {e}", stacklevel=2)
+            continue
+        per_item.update({k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")})
+        signatures.append(result["signature"])
+    if not signatures:
+        raise FileNotFoundError("holistic: no aspect could be scored (every model is missing; see the warnings)")
+    return per_item, " ; ".join(signatures)

@@ -1,0 +1,25 @@
+"""Range, direction and meaning of every holistic sub-score (:mod:`dialeval.core.scales`).
+"""
+
+from __future__ import annotations
+
+from dialeval.core.scales import Scale, bounded, raw
+
+SCALES = {
+    "coherence": bounded("how likely the response is after the context under a dialogue LM; 0 at or below "
+                          "the 5th-percentile cutoff, 1 for certainty"),
+    "coherence_raw": raw("coherence before normalisation: log-probability per response token given the "
+                          "context (the sum with reduction='sum')", high=0.0),
+    "fluency": bounded("how likely the response is on its own, without the context, under a dialogue LM; 0 "
+                        "at or below the 5th-percentile cutoff, 1 for certainty"),
+    "fluency_raw": raw("fluency before normalisation: log-probability of the whole response alone, without "
+                        "the context (per token with reduction='mean')", high=0.0),
+    "consistency": bounded("1 - mean NLI contradiction probability of the response against its speaker's "
+                            "earlier turns (1 when there are none)"),
+    "consistency_pairs": Scale(0.0, None, None, False, "how many earlier turns of the response's speaker "
+                                                       "consistency compared the response with"),
+    "diversity": raw("mean n-gram entropy (n = 1..3, nats) of the responses given to one context or group; "
+                      "higher = more varied wording", low=0.0),
+    **{f"entropy{n}": raw(f"{n}-gram entropy (nats) of the responses given to one context or group; higher = "
+                           "more varied wording", low=0.0) for n in (1, 2, 3)},
+}

@@ -1,0 +1,140 @@
+"""holistic (Pang et al. 2020) declared once for the registry (:mod:`dialeval.core.spec`)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from dialeval.core.spec import (
+    SAMPLE_PAIRS, Benchmark, CardSpec, Command, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell,
+)
+from dialeval.holistic import augment, scales
+from dialeval.holistic.runner import run_holistic
+
+ASPECTS = ("coherence", "fluency", "consistency")
+LM, NLI = "dialeval/smollm2-dailydialog", "dialeval/minilm-nli"
+LM_BUILD = "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
+NLI_BUILD = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 25"
+# (set, sub-score) -> (table of Pang et al., row) whose turn-level Spearman is comparable
+PAPER_CELLS = {("holistic-coherence", "coherence"): ("table3", "GPT-2 w/ Fine-tune"),
+               ("holistic-fluency", "fluency"): ("table4", "GPT-2 w/ Fine-tune"),
+               ("holistic-consistency", "consistency"): ("table8", "Baseline Dataset")}
+_QUERIES = [q for q, _ in SAMPLE_PAIRS]
+_RESPONSES = [r for _, r in SAMPLE_PAIRS]
+
+
+def _judgments(aspect: str):
+    def load() -> list:
+        from dialeval.holistic.data import judgments
+
+        return judgments(aspect)
+    return load
+
+
+def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
+    """The fine-tuned GPT-2 row of Tables 3 / 4, the baseline row of Table 8."""
+    if metric != "holistic" or (set_name, sub) not in PAPER_CELLS:
+        return None
+    table_id, row = PAPER_CELLS[(set_name, sub)]
+    return ("pang2020_holistic", table_id, row, "turn_spearman")
+
+
+def without_coherence_if_no_context(options: Mapping[str, Any], set_name: str, items: Sequence[dict]) -> dict[str, Any]:
+    """On a set without contexts coherence is left out (fluency still applies)."""
+    if any(it.get("context") for it in items):
+        return dict(options)
+    kept = [a for a in options.get("aspects", []) if a != "coherence"]
+    return {**options, "aspects": kept} if kept else dict(options)
+
+
+SPEC = MetricSpec(
+    name="holistic",
+    summary="LM coherence and fluency, n-gram-entropy diversity, NLI self-consistency (Pang et al. 2020)",
+    runner=run_holistic,
+    scales=lambda: scales.SCALES,
+    bundled=("smollm2-dailydialog", "minilm-nli"),
+    build_hints={LM: LM_BUILD, "smollm2-dailydialog": LM_BUILD, "gpt2": LM_BUILD,
+                 NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD},
+    hub_alternatives={"gpt2": LM, "roberta-large-mnli": NLI, "FacebookAI/roberta-large-mnli": NLI},
+    judgment_sets={f"holistic-{aspect}": _judgments(aspect) for aspect in ASPECTS},
+    published=published,
+    benchmarks={f"holistic-{aspect}": Benchmark("dialeval.holistic.benchmark", "holistic", "format_holistic", (aspect,))
+                for aspect in ASPECTS},
+    aspects=ASPECTS,
+    grid_jobs=(
+        Job("holistic", "holistic", {"aspects": ["coherence", "fluency"]}, ("coherence", "fluency"),
+            options_for=without_coherence_if_no_context),
+        Job("holistic-consistency", "holistic", {"aspects": ["consistency"]}, ("consistency",)),
+    ),
+    # consistency needs the NLI model, the rest runs on SmolLM2: a missing model skips its job only
+    example_jobs=({"aspects": ["coherence", "fluency", "diversity"]}, {"aspects": ["consistency"]}),
+    headline=("coherence", "fluency", "diversity", "consistency"),
+    cards={
+        "smollm2-dailydialog": CardSpec(
+            title="SmolLM2-135M-Instruct, LoRA-tuned on DailyDialog query/response pairs",
+            summary=(
+                "The language model behind dialeval's holistic coherence and fluency (Pang et al. 2020, who "
+                "fine-tune GPT-2 on DailyDialog): SmolLM2-135M-Instruct with a LoRA adapter trained on "
+                "`q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
+                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
+                "DailyDialog validation pairs (`cutoff=\"model\"`)."
+            ),
+            used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` (default model)",
+            datasets=("li2017dailydialog/daily_dialog",),
+            tags=("dialogue", "evaluation", "lora", "holistic"),
+            pipeline_tag="text-generation",
+            usage=('coherence = evaluate.load("dialeval/holistic", "coherence")   # default model: this one\n'
+                   'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."])'),
+            benchmarks=(
+                ("holistic-coherence", "coherence", "holistic-coherence-smollm2-dailydialog-lora",
+                 "holistic-coherence-smollm2-dailydialog"),
+                ("holistic-fluency", "fluency", "holistic-fluency-smollm2-dailydialog-lora",
+                 "holistic-fluency-smollm2-dailydialog"),
+            ),
+            full={"steps": 210, "minutes": 47, "perplexity_base": 22.27, "perplexity_tuned": 12.57, "size_mb": 538,
+                  "spearman": {"holistic-coherence": 0.6594, "holistic-fluency": 0.6232}},
+        ),
+        "minilm-nli": CardSpec(
+            title="MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
+            summary=(
+                "The offline NLI classifier of dialeval's holistic consistency (Pang et al. 2020 use "
+                "roberta-large-mnli): the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter "
+                "and a 3-way head (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, "
+                "ANLI test and SICK pairs, 10% of each source's premises held out."
+            ),
+            used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` (offline default)",
+            datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
+            tags=("nli", "evaluation", "lora", "holistic"),
+            pipeline_tag="text-classification",
+            usage=('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
+                   'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
+                   '                    nli="dialeval/minilm-nli")'),
+            benchmarks=(
+                ("holistic-consistency", "consistency", "holistic-consistency-minilm-nli-lora",
+                 "holistic-consistency-minilm-nli"),
+            ),
+            full={"steps": 800, "minutes": 24, "accuracy": 0.721, "size_mb": 91,
+                  "spearman": {"holistic-consistency": 0.1257}},
+        ),
+    },
+    samples={
+        "smollm2-dailydialog": (
+            EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
+                           "coherence_scores"),
+            EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
+        ),
+        "minilm-nli": (EvaluateSample(
+            "holistic", "consistency",
+            {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
+             "responses": ["I do not have any pets.", "The shop opens at nine."]},
+            "nli", "consistency_scores"),),
+    },
+    commands=(Command("augment", "paraphrase queries for holistic diversity (WordNet substitution / CTG)",
+                      augment.add_arguments, augment.run),),
+    demo=(
+        DemoChoice("holistic coherence + fluency", {"aspects": ["coherence", "fluency"]},
+                   refers_to=(("coherence", "response given the context"), ("fluency", "response alone (no context)")),
+                   needs=("context",)),
+        DemoChoice("holistic consistency (NLI)", {"aspects": ["consistency"]},
+                   refers_to=(("", "response vs. its speaker's earlier turns"),)),
+    ),
+)

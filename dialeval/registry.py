@@ -1,0 +1,86 @@
+"""The registry of dialeval's metrics: the one list of their names, and lookups over their specs.
+
+Each name is a sub-package ``dialeval/<name>/`` whose ``spec.py`` declares the metric
+(:class:`dialeval.core.spec.MetricSpec`). Everything that works on "every metric" (runners, the
+human-judgment sets, the benchmark grid, hub/publish, the CLI, the demo) asks this module; no
+other module outside a metric's own package names a metric. To add a metric, add its name here
+(ARCHITECTURE.md has the checklist).
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from typing import Callable
+
+from dialeval.core.scales import Scale
+from dialeval.core.spec import Benchmark, Job, MetricSpec, PaperCell
+
+METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem")
+
+
+@functools.lru_cache(maxsize=None)
+def spec(name: str) -> MetricSpec:
+    """The declaration of metric ``name``; ``ValueError`` naming the metrics for an unknown one."""
+    if name not in METRICS:
+        raise ValueError(f"unknown metric {name!r}; choose from {sorted(METRICS)}")
+    declared = importlib.import_module(f"dialeval.{name}.spec").SPEC
+    if declared.name != name:
+        raise ValueError(f"dialeval/{name}/spec.py declares {declared.name!r}, not {name!r}")
+    return declared
+
+
+def specs() -> list[MetricSpec]:
+    """Every metric's declaration, in :data:`METRICS` order."""
+    return [spec(name) for name in METRICS]
+
+
+def judgment_sets() -> dict[str, Callable]:
+    """Every human-judgment set: name -> loader of :class:`dialeval.data.JudgmentItem` s, ordered by
+    the owning metric's name, then as the metric declares them (the grid's column order)."""
+    return {name: load for s in sorted(specs(), key=lambda s: s.name) for name, load in s.judgment_sets.items()}
+
+
+def set_owner(set_name: str) -> MetricSpec | None:
+    """The metric that owns the human-judgment set ``set_name`` (``None``: a file or unknown)."""
+    return next((s for s in specs() if set_name in s.judgment_sets), None)
+
+
+def benchmarks() -> dict[str, tuple[str, Benchmark]]:
+    """Every named paper benchmark: data set name -> (metric, benchmark)."""
+    return {name: (s.name, bench) for s in specs() for name, bench in s.benchmarks.items()}
+
+
+def grid_jobs() -> tuple[Job, ...]:
+    """Every metric's jobs in the meta-evaluation grid."""
+    return tuple(job for s in specs() for job in s.grid_jobs)
+
+
+def published_cell(set_name: str, metric: str, sub: str) -> PaperCell | None:
+    """The paper cell comparable with ``metric``'s ``sub`` on ``set_name``, as the set's owner declares it."""
+    owner = set_owner(set_name)
+    return owner.published(set_name, metric, sub) if owner and owner.published else None
+
+
+def bundled_for_metric() -> dict[str, tuple[str, ...]]:
+    """metric -> the bundled hub/ folders it loads by default."""
+    return {s.name: s.bundled for s in specs()}
+
+
+def hub_alternatives() -> dict[str, str]:
+    """A published model id -> the bundled stand-in any metric uses when it cannot be had."""
+    return {model: stand_in for s in specs() for model, stand_in in s.hub_alternatives.items()}
+
+
+def build_hints() -> dict[str, str]:
+    """A model id -> the command that (re)builds it, from every metric."""
+    return {model: command for s in specs() for model, command in s.build_hints.items()}
+
+
+def describe(metric: str, score: str) -> Scale:
+    """The :class:`~dialeval.core.scales.Scale` of ``metric``'s sub-score ``score`` (e.g. ``"fed"``,
+    ``"turn_interesting"``); ``ValueError`` naming both when the pair is unknown."""
+    known = spec(metric).scales()
+    if score not in known:
+        raise ValueError(f"no scale for {metric} score {score!r}; {metric} scores: {', '.join(known)}")
+    return known[score]

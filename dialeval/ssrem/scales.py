@@ -1,0 +1,15 @@
+"""Range, direction and meaning of every SSREM sub-score (:mod:`dialeval.core.scales`).
+"""
+
+from __future__ import annotations
+
+from dialeval.core.scales import bounded, raw
+
+SCALES = {
+    "ssrem": bounded("SSREM: mean of f (fit to the context) and g (similarity to the references), each "
+                      "min-max scaled to 0..1 (the model's stored or the scored set's range) and clipped"),
+    "ssrem_f": raw("SSREM f before scaling: tanh(v(context)^T M v(response)), a learned fit of the response "
+                    "to the context", low=-1.0, high=1.0),
+    "ssrem_g": raw("SSREM g before scaling: sentence mover's similarity exp(-EMD) with the best-matching "
+                    "reference", low=0.0, high=1.0),
+}

@@ -1,0 +1,37 @@
+"""SSREM (Bak & Oh 2020) declared once for the registry (:mod:`dialeval.core.spec`)."""
+
+from __future__ import annotations
+
+from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec
+from dialeval.ssrem import scales
+from dialeval.ssrem.runner import run_ssrem
+
+# The rated sets of the Table 4 layout (single-reference multiref-mturk, GRADE's three sets)
+TABLE4_SETS = ("multiref-mturk", "grade-convai2", "grade-dailydialog", "grade-empatheticdialogues")
+BUILD = "python training/ssrem.py --threads 1 --minutes 12"
+# The demo scores one item: the set's own min-max (scaling="set", the paper) would give it 0.5
+# whatever it says; the percentiles stored with the model keep the score independent of the set.
+DEMO_SCALING = "model"
+
+SPEC = MetricSpec(
+    name="ssrem",
+    summary="speaker-sensitive context/reference similarity (Bak & Oh 2020)",
+    runner=run_ssrem,
+    scales=lambda: scales.SCALES,
+    bundled=("ssrem-chitchat",),
+    build_hints={"dialeval/ssrem-chitchat": BUILD, "ssrem-chitchat": BUILD},
+    benchmarks={
+        **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,))
+           for name in TABLE4_SETS},
+        "ssrem-all": Benchmark("dialeval.ssrem.benchmark", "table4_all", "format_table4"),
+        "ssrem-heldout": Benchmark("dialeval.ssrem.benchmark", "heldout", "format_heldout"),
+    },
+    grid_jobs=(Job("ssrem", "ssrem", {}, ("ssrem",)),),
+    samples={"ssrem-chitchat": (EvaluateSample(
+        "ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
+                        "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)},
+    demo=(DemoChoice("ssrem (learned context fit + similarity to references)", {"scaling": DEMO_SCALING},
+                     refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
+                                ("", "response given the context and references")),
+                     needs=("context", "references")),),
+)

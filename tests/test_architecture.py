@@ -1,0 +1,168 @@
+"""The layout ARCHITECTURE.md describes, checked (issue 17).
+
+* One place per metric: outside a metric's own sub-package ``dialeval/<name>/`` (and its evaluate
+  module, training and benchmark scripts, hub folder, tests and docs), no Python code names a
+  metric, except the one registry list :data:`dialeval.registry.METRICS`. "Names" means code:
+  identifiers, imports and string literals; docstrings and comments are documentation.
+* No import cycle between dialeval's modules, counting every import statement (also the ones inside
+  functions, which run later but still tie the two modules together).
+"""
+
+import ast
+import re
+from pathlib import Path
+
+from dialeval import registry
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "dialeval"
+NAME = re.compile(r"(?<![A-Za-z0-9_])(%s)(?![A-Za-z0-9])" % "|".join(registry.METRICS))
+# Checked: the library outside the metric sub-packages, and the demo Space. training/ and
+# benchmarks/ hold one script per model or measurement (training/grade.py trains GRADE).
+CHECKED = sorted(
+    [p for p in PACKAGE.rglob("*.py") if p.relative_to(PACKAGE).parts[0] not in registry.METRICS]
+    + list((ROOT / "spaces").rglob("*.py"))
+)
+REGISTRY_LIST = PACKAGE / "registry.py"
+
+
+def docstring_nodes(tree: ast.AST) -> set[int]:
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and node.body:
+            first = node.body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                found.add(id(first.value))
+    return found
+
+
+def metric_names_in_code(source: str) -> list[tuple[int, str]]:
+    """``(line, text)`` of every identifier, import or string literal of ``source`` naming a metric."""
+    tree = ast.parse(source)
+    docs = docstring_nodes(tree)
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docs:
+            texts = [node.value]
+        elif isinstance(node, ast.Name):
+            texts = [node.id]
+        elif isinstance(node, ast.Attribute):
+            texts = [node.attr]
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            texts = [node.name]
+        elif isinstance(node, ast.arg):
+            texts = [node.arg]
+        elif isinstance(node, ast.keyword) and node.arg:
+            texts = [node.arg]
+        elif isinstance(node, ast.Import):
+            texts = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            texts = [node.module or ""] + [alias.name for alias in node.names]
+        else:
+            continue
+        found += [(getattr(node, "lineno", 0), text) for text in texts if NAME.search(text)]
+    return found
+
+
+def test_no_module_outside_a_metric_names_one():
+    offenders = {}
+    for path in CHECKED:
+        found = metric_names_in_code(path.read_text(encoding="utf-8"))
+        if path == REGISTRY_LIST:  # the one list, and nothing else
+            tree = ast.parse(path.read_text(encoding="utf-8"))
+            lists = [n for n in ast.walk(tree) if isinstance(n, ast.AnnAssign) and getattr(n.target, "id", "") == "METRICS"]
+            allowed = set(range(lists[0].lineno, lists[0].end_lineno + 1)) if lists else set()
+            found = [(line, text) for line, text in found if line not in allowed]
+        if found:
+            offenders[str(path.relative_to(ROOT))] = found
+    assert not offenders, f"metric names outside the metric sub-packages: {offenders}"
+
+
+def test_the_name_check_sees_code_not_documentation():
+    source = '''"""The fed metric's docstring may say fed."""
+# a comment about grade
+from dialeval.fed.scorer import x
+def f(holistic_model):
+    """Neither here: ssrem."""
+    return {"multiref": 1, "degrade": 2}
+'''
+    names = {text for _, text in metric_names_in_code(source)}
+    assert names == {"dialeval.fed.scorer", "holistic_model", "multiref"}
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def import_graph() -> dict[str, set[str]]:
+    """module -> the dialeval modules it imports (any import statement, at any depth)."""
+    modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                targets.add(node.module)
+                targets |= {f"{node.module}.{alias.name}" for alias in node.names}
+        graph[name] = {t for t in targets if t in modules and t != name and t != "dialeval"}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph[node]):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle():
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_check_finds_a_cycle():
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_every_metric_declares_itself_completely():
+    """Each registry name is a sub-package whose spec names it, scores items and describes every
+    scale it declares; its judgment sets, benchmarks and bundled folders are its own."""
+    for spec in registry.specs():
+        assert (PACKAGE / spec.name / "spec.py").is_file()
+        assert spec.scales(), spec.name
+        assert all(name.startswith(f"{spec.name}-") for name in spec.judgment_sets), spec.name
+        assert all(name.startswith(f"{spec.name}-") for name in spec.benchmarks), spec.name
+        assert all(job.metric == spec.name for job in spec.grid_jobs), spec.name
+        assert set(spec.samples) <= set(spec.bundled), spec.name
+    assert [s.name for s in registry.specs()] == list(registry.METRICS)

@@ -1,0 +1,132 @@
+"""Scales (MetricSpec.scales, dialeval.registry.describe): every sub-score a runner or evaluate module produces has a true description.
+
+The names come from real runs on two items: multiref, GRADE and SSREM with their bundled models,
+FED and holistic coherence/fluency with the tiny random GPT-2 of ``tiny_lm`` (same code, same
+names as the bundled LMs, in a second instead of half a minute), consistency with the bundled NLI.
+"""
+
+import dataclasses
+import math
+
+import pytest
+
+from dialeval import registry
+from dialeval.core.scales import Scale
+from dialeval.registry import describe
+from dialeval.runners import RUNNERS, get_runner
+
+ITEMS = [  # one context, two responses: holistic diversity needs a group of two
+    {"context": ["Hi! How are you doing today?", "Fine, thanks. And you?"],
+     "response": "I'm doing well, thanks for asking.", "references": ["Good, thanks.", "Not bad at all."]},
+    {"context": ["Hi! How are you doing today?", "Fine, thanks. And you?"],
+     "response": "I just got back from a long walk in the park.", "references": ["Good, thanks."]},
+]
+
+
+@pytest.fixture(scope="module")
+def tiny_lm_dir(tmp_path_factory) -> str:
+    from tiny_lm import tiny_gpt2
+
+    path = tmp_path_factory.mktemp("tiny_gpt2_scales")
+    tiny_gpt2(path)
+    return str(path)
+
+
+def module_only_scores() -> dict[str, dict[str, list[float]]]:
+    """Sub-scores of the evaluate modules that no runner returns: multiref's diversity configuration
+    and holistic diversity's per-order entropies (per-item keys without ``_scores``)."""
+    from dialeval.holistic.scorer import diversity
+    from dialeval.multiref.scorer import MultiRefScorer
+
+    groups = [[it["response"] for it in ITEMS]]
+    multiref = MultiRefScorer(meteor="nltk").diversity(groups, [ITEMS[0]["references"]])
+    per_item = {"multiref": multiref, "holistic": diversity(groups)}
+    return {metric: {k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")}
+            for metric, result in per_item.items()}
+
+
+@pytest.fixture(scope="module")
+def produced(tiny_lm_dir) -> dict[str, dict[str, list[float]]]:
+    """Per metric: every sub-score name a runner (or only an evaluate module) produces, with its values."""
+    options = {
+        "multiref": {"meteor": "nltk"},  # the METEOR jar gives the same name, with a JVM to start
+        "fed": {"model": tiny_lm_dir, "level": "both"},
+        "holistic": {"model": tiny_lm_dir, "cutoff": -10.0},
+        "grade": {},
+        "ssrem": {},
+    }
+    out = {metric: get_runner(metric)(ITEMS, **opts)[0] for metric, opts in options.items()}
+    for metric, extra in module_only_scores().items():
+        out[metric].update(extra)
+    return out
+
+
+def test_every_metric_of_the_runners_is_described():
+    assert [spec.name for spec in registry.specs() if spec.scales()] == list(RUNNERS)
+
+
+def test_every_produced_score_is_described_and_nothing_else(produced):
+    for metric, per_item in produced.items():
+        assert set(registry.spec(metric).scales()) == set(per_item), metric
+
+
+def test_every_produced_value_lies_in_its_described_range(produced):
+    for metric, per_item in produced.items():
+        for score, values in per_item.items():
+            scale = describe(metric, score)
+            for value in (v for v in values if not math.isnan(v)):
+                assert scale.low is None or value >= scale.low, (metric, score, value)
+                assert scale.high is None or value <= scale.high, (metric, score, value)
+
+
+def test_embedding_cosines_can_be_negative():
+    """GloVe puts "lol" and "thanks" at an obtuse angle: the embedding scores go below 0 (so -1 to 1)."""
+    per_item, _ = get_runner("multiref")([{"context": [], "response": "lol", "references": ["thanks"]}],
+                                         metrics=["embedding_average", "vector_extrema", "greedy_matching"])
+    for score, values in per_item.items():
+        assert values[0] < -0.2, score
+        assert describe("multiref", score).range_text() == "-1 to 1"
+
+
+def test_fed_qualities_without_positive_followups_are_0_or_more():
+    """Such a quality is minus the negative follow-ups' log-likelihood; the others are unbounded."""
+    from dialeval.fed.scorer import QUALITIES_DIALOG, QUALITIES_TURN, followups, score_name
+
+    for level, qualities in (("turn", QUALITIES_TURN), ("dialog", QUALITIES_DIALOG)):
+        for quality in qualities:
+            scale = describe("fed", score_name(level, quality))
+            expected = "unbounded" if followups(level, quality)["positive"] else "0 or more"
+            assert (scale.range_text(), scale.raw, scale.higher_is_better) == (expected, True, True), quality
+    assert describe("fed", "turn_relevant").range_text() == "0 or more"
+    assert describe("fed", "turn_interesting").range_text() == "unbounded"
+
+
+def test_pinned_entries():
+    coherence = describe("holistic", "coherence")
+    assert (coherence.low, coherence.high, coherence.higher_is_better, coherence.raw) == (0.0, 1.0, True, False)
+    assert "without the context" in describe("holistic", "fluency").meaning
+    assert (describe("holistic", "fluency_raw").range_text(), describe("holistic", "fluency_raw").raw) == \
+        ("0 or less", True)
+    assert describe("holistic", "consistency_pairs").direction_text() == "no direction (a count)"
+    assert describe("grade", "grade").range_text() == "0 to 1"
+    assert (describe("ssrem", "ssrem").range_text(), describe("ssrem", "ssrem").raw) == ("0 to 1", False)
+    assert (describe("ssrem", "ssrem_f").range_text(), describe("ssrem", "ssrem_f").raw) == ("-1 to 1", True)
+    assert describe("multiref", "bleu4").direction_text() == "higher = better"
+
+
+def test_scale_texts():
+    assert Scale(None, None, False, True, "").direction_text() == "lower = better"
+    assert Scale(0.5, None, True, False, "").range_text() == "0.5 or more"
+    assert Scale(-2.0, 3.0, True, False, "").range_text() == "-2 to 3"
+
+
+def test_scales_are_frozen():
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        describe("grade", "grade").low = -1.0
+
+
+def test_unknown_pairs_name_metric_and_score():
+    with pytest.raises(ValueError, match=r"fed score 'turn_nonsense'"):
+        describe("fed", "turn_nonsense")
+    with pytest.raises(ValueError, match=r"unknown metric 'bleurt'"):
+        describe("bleurt", "bleurt")

@@ -1,0 +1,129 @@
+"""The built wheel works anywhere, offline (issue 22).
+
+Builds the wheel from this checkout (``pip wheel --no-deps``), installs it into a fresh virtual
+environment (its dependencies from the package index, torch first as for any PyTorch project),
+and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
+``dialeval register``, ``dialeval examples --json`` and ``evaluate.load("dialeval/<name>")`` for all
+five metrics: every score must equal the one this (editable) install computes, and the human-judgment
+sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
+"""
+
+import json
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+# Two environments resolve the same dependencies but not always the same builds (the test extra's
+# gradio pins some): scores may differ by float32 noise, never more.
+RELATIVE, ABSOLUTE = 1e-5, 1e-6
+TORCH = "torch==2.13.0"  # the CPU build install.sh takes; any torch >= 2.1 would do
+
+# One item per metric, the same call in both environments.
+CALLS = {
+    "multiref": ("multiref", None, {"predictions": ["i am fine , thanks ."],
+                                    "references": [["fine , thank you .", "i am good ."]]}),
+    "fed": ("fed", None, {"conversations": [["Hi!", "Hello, how is your day?"]]}),
+    "holistic": ("holistic", "coherence", {"queries": ["Do you like books?"], "responses": ["Yes, mostly novels."]}),
+    "grade": ("grade", None, {"contexts": [["Hi"]], "responses": ["Hello!"]}),
+    "ssrem": ("ssrem", None, {"contexts": [["Do you like books?"]], "responses": ["Yes, mostly novels."],
+                              "references": ["I love reading, especially novels."]}),
+}
+SCRIPT = """
+import json, sys
+import evaluate
+calls = json.loads(sys.argv[1])
+print(json.dumps({key: evaluate.load("dialeval/" + name, config).compute(**kwargs)
+                  for key, (name, config, kwargs) in calls.items()}))
+"""
+
+
+def run(args, **kwargs):
+    result = subprocess.run(args, capture_output=True, text=True, **kwargs)
+    assert result.returncode == 0, f"{args} failed:\n{result.stdout[-3000:]}\n{result.stderr[-3000:]}"
+    return result.stdout
+
+
+def flat(results: dict) -> dict:
+    """``{"metric.score": value}`` of every result, lists of numbers kept as lists."""
+    return {f"{key}.{name}": value for key, result in results.items() for name, value in result.items()}
+
+
+def assert_same(installed: dict, here: dict) -> None:
+    installed, here = flat(installed), flat(here)
+    assert installed.keys() == here.keys()
+    for name, value in here.items():
+        if isinstance(value, str):  # signatures: metric, variant, weights id + content hash, version
+            assert installed[name] == value, name
+        else:
+            assert installed[name] == pytest.approx(value, rel=RELATIVE, abs=ABSOLUTE), name
+
+
+@pytest.fixture(scope="module")
+def wheel_env(tmp_path_factory):
+    work = tmp_path_factory.mktemp("wheel")
+    dist = work / "dist"
+    run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)])
+    wheels = sorted(dist.glob("dialeval-*.whl"))
+    assert len(wheels) == 1
+    venv.EnvBuilder(with_pip=True).create(work / "venv")
+    python = work / "venv" / "bin" / "python"
+    run([str(python), "-m", "pip", "install", "-q", TORCH])
+    run([str(python), "-m", "pip", "install", "-q", str(wheels[0])])
+    outside = work / "elsewhere"
+    outside.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV"))}
+    env.update(HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf"), DIALEVAL_CACHE=str(work / "cache"),
+               DIALEVAL_MODELS=str(work / "models"), PATH=f"{python.parent}:{env['PATH']}",
+               DIALEVAL_DATA=str(work / "no-data"))
+    return python, outside, env, wheels[0]
+
+
+@pytest.mark.slow
+def test_wheel_carries_modules_weights_and_examples(wheel_env):
+    python, outside, env, wheel = wheel_env
+    assert wheel.stat().st_size < 100 * 2**20  # PyPI's file limit
+    where = run([str(python), "-c", "import dialeval.shipped as s; print(s.shipped_dir('hub'))"],
+                cwd=outside, env=env).strip()
+    assert "site-packages" in where and str(ROOT) not in where
+    registered = run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)
+    assert registered.count("registered ") == 5
+
+
+@pytest.mark.slow
+def test_wheel_scores_equal_the_editable_install(wheel_env):
+    python, outside, env, _ = wheel_env
+    run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)
+    installed = json.loads(run([str(python), "-c", SCRIPT, json.dumps(CALLS)], cwd=outside, env=env))
+
+    import dialeval
+
+    here = {key: dialeval.load(name, config).compute(**kwargs) for key, (name, config, kwargs) in CALLS.items()}
+    assert_same(installed, here)
+
+
+@pytest.mark.slow
+def test_wheel_runs_the_examples_as_the_checkout_does(wheel_env):
+    python, outside, env, _ = wheel_env
+    installed = json.loads(run([str(python), "-m", "dialeval.cli", "examples", "--json"], cwd=outside, env=env))
+    here = json.loads(run([sys.executable, "-m", "dialeval.cli", "examples", "--json"], cwd=ROOT))
+    for metric in here:
+        assert not installed[metric]["skipped"], installed[metric]["skipped"]
+        assert installed[metric]["signatures"] == here[metric]["signatures"]
+        assert installed[metric]["scores"].keys() == here[metric]["scores"].keys()
+        for name, values in here[metric]["scores"].items():
+            assert installed[metric]["scores"][name] == pytest.approx(values, rel=RELATIVE, abs=ABSOLUTE, nan_ok=True), name
+
+
+@pytest.mark.slow
+def test_wheel_names_the_data_folder_it_needs(wheel_env):
+    python, outside, env, _ = wheel_env
+    without = {k: v for k, v in env.items() if k != "DIALEVAL_DATA"}
+    result = subprocess.run([str(python), "-m", "dialeval.cli", "benchmark", "--metric", "multiref",
+                             "--dataset", "multiref-mturk"], capture_output=True, text=True, cwd=outside, env=without)
+    assert result.returncode != 0
+    assert "$DIALEVAL_DATA" in result.stderr and "multiref" in result.stderr
