@@ -154,12 +154,23 @@ def wait_for_port(process: subprocess.Popen, port: int, log: Path) -> None:
     pytest.fail(f"the app did not open port {port} within {START_TIMEOUT} s:\n{log.read_text()[-3000:]}")
 
 
+@pytest.fixture(scope="module")
+def modules_cache(tmp_path_factory) -> Path:
+    """evaluate's module cache with this checkout's scripts registered (``dialeval register``), so the
+    apps load the current modules, never a copy an earlier install left in the user's cache. In a
+    process of its own: evaluate imports its module cache as a package, one per process."""
+    cache = tmp_path_factory.mktemp("hf_modules")
+    subprocess.run([sys.executable, "-m", "dialeval.cli", "register"], check=True, capture_output=True,
+                   env={**os.environ, "HF_MODULES_CACHE": str(cache)})
+    return cache
+
+
 @contextmanager
-def started_app(name: str, workdir: Path):
+def started_app(name: str, workdir: Path, modules: Path):
     """Start metrics/<name>/app.py in its own process group; yield (process, port, log); kill the
     group (the app and any child, e.g. METEOR's JVM) on exit."""
     port = free_port()
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_SERVER_NAME": "127.0.0.1",
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "GRADIO_SERVER_NAME": "127.0.0.1", "HF_MODULES_CACHE": str(modules),
            "GRADIO_SERVER_PORT": str(port), "GRADIO_ANALYTICS_ENABLED": "False"}
     log = workdir / f"{name}.log"
     with log.open("w") as out:
@@ -168,16 +179,17 @@ def started_app(name: str, workdir: Path):
     try:
         yield process, port, log
     finally:
-        os.killpg(process.pid, signal.SIGKILL)
+        if process.poll() is None:  # an app that failed to start has exited already
+            os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=30)
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("name", list(APPS))
-def test_app_scores_equal_the_evaluate_module(name, tmp_path):
+def test_app_scores_equal_the_evaluate_module(name, tmp_path, modules_cache):
     config, inputs, options = APPS[name]
     boxes = {input_name: json.dumps(value) for input_name, value in inputs.items()}
-    with started_app(name, tmp_path) as (process, port, log):
+    with started_app(name, tmp_path, modules_cache) as (process, port, log):
         # Scored here while the app starts: the two overlap on the machine's cores.
         expected = dialeval.load(name, config).compute(**inputs, **options)
         wait_for_port(process, port, log)
