@@ -51,6 +51,27 @@ def test_protocol_separator_in_text_is_neutralised():
     assert meteor.shared_meteor().score([("he ||| is fast", "he is quick")]) == pytest.approx([0.88])
 
 
+
+@needs_jar
+def test_a_20000_word_item_is_cut_and_the_next_item_still_scores():
+    """The JVM died on a 20,000-word hypothesis (and every later call failed with it): texts are cut
+    to MAX_WORDS words, with a warning, and the item after it is scored as on its own."""
+    jvm = meteor.shared_meteor()
+    long = " ".join(["i am fine thanks"] * 5000)
+    with pytest.warns(UserWarning, match="pair 0: 19000 words dropped"):
+        scores = jvm.score([(long, "i am fine thanks"), HAND[3][:2]])
+    cut = " ".join(long.split()[: meteor.MAX_WORDS])
+    assert scores == pytest.approx([jvm.score([(cut, "i am fine thanks")])[0], HAND[3][2]], abs=1e-9)
+
+
+@needs_jar
+def test_a_dead_jvm_is_started_again():
+    jvm = meteor.shared_meteor()
+    jvm._process.kill()
+    jvm._process.wait()
+    assert jvm.score([HAND[3][:2]]) == pytest.approx([HAND[3][2]], abs=1e-9)
+    assert jvm._process.poll() is None
+
 def test_missing_java_names_the_install(monkeypatch):
     monkeypatch.setattr(meteor.shutil, "which", lambda name: None)
     monkeypatch.setattr(meteor, "shared_meteor", meteor.Meteor15)  # not the JVM already running

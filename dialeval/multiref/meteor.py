@@ -35,10 +35,14 @@ import functools
 import shutil
 import subprocess
 import threading
+import warnings
 from pathlib import Path
 from typing import Sequence
 
 METEOR_NAME = "meteor-1.5-jar"
+# Words kept per text: a dialogue response is tens of words; the jar took 21 s on 8,000 and its JVM
+# died on 20,000 (measured here).
+MAX_WORDS = 1000
 JAVA_INSTALL = "apt-get install default-jre-headless"
 JAR_INSTALL = "pip install pycocoevalcap"
 
@@ -79,13 +83,19 @@ def meteor_available() -> bool:
     return True
 
 
-def _clean(text: str) -> str:
-    """One line the jar's ``|||``-separated protocol cannot misread."""
-    return " ".join(text.replace("|||", " ").split())
+def _clean(text: str) -> tuple[str, int]:
+    """One line the jar's ``|||``-separated protocol cannot misread, cut to :data:`MAX_WORDS` words;
+    also how many words were cut."""
+    words = text.replace("|||", " ").split()
+    return " ".join(words[:MAX_WORDS]), max(0, len(words) - MAX_WORDS)
 
 
 class Meteor15:
-    """One long-lived METEOR 1.5 JVM; :meth:`score` takes many (hypothesis, reference) pairs."""
+    """One long-lived METEOR 1.5 JVM; :meth:`score` takes many (hypothesis, reference) pairs.
+
+    A JVM that dies while scoring (it did on a 20,000-word hypothesis) is started again and the
+    batch asked once more, so one item never breaks the process's later calls; texts longer than
+    :data:`MAX_WORDS` words are cut, with a warning naming how many words were dropped."""
 
     def __init__(self, max_heap: str = "2G") -> None:
         java = shutil.which("java")
@@ -94,14 +104,20 @@ class Meteor15:
                 f"METEOR 1.5 needs Java: `{JAVA_INSTALL}` (install.sh does it when `java` is missing), "
                 "or use meteor='nltk' (NLTK's re-implementation, no Java)"
             )
-        jar = jar_path()
-        self._process = subprocess.Popen(
-            [java, f"-Xmx{max_heap}", "-jar", str(jar), "-", "-", "-stdio", "-l", "en", "-norm"],
-            cwd=jar.parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-            text=True, encoding="utf-8", bufsize=1,
-        )
+        self._command = [java, f"-Xmx{max_heap}", "-jar", str(jar_path()), "-", "-", "-stdio", "-l", "en", "-norm"]
         self._lock = threading.Lock()
+        self._start()
         atexit.register(self.close)
+
+    def _start(self) -> None:
+        self._process = subprocess.Popen(
+            self._command, cwd=jar_path().parent, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL, text=True, encoding="utf-8", bufsize=1,
+        )
+
+    def _restart(self) -> None:
+        self.close()
+        self._start()
 
     def _exchange(self, lines: list[str]) -> list[str]:
         """Send ``lines`` from a writer thread (so neither pipe can fill up and block) and read
@@ -125,32 +141,53 @@ class Meteor15:
     def score(self, pairs: Sequence[tuple[str, str]]) -> list[float]:
         """METEOR 1.5 of each ``(hypothesis, reference)`` text pair, in order.
 
-        Texts go to the jar as given (it normalises with ``-norm``); a hypothesis or reference with
-        no word scores 0 without asking the jar.
+        Texts go to the jar as given (it normalises with ``-norm``), cut to :data:`MAX_WORDS` words
+        (with a warning); a hypothesis or reference with no word scores 0 without asking the jar.
         """
-        pairs = [(_clean(h), _clean(r)) for h, r in pairs]
+        cleaned = [(_clean(h), _clean(r)) for h, r in pairs]
+        cut = [(i, h[1] + r[1]) for i, (h, r) in enumerate(cleaned) if h[1] + r[1]]
+        if cut:
+            warnings.warn(f"METEOR 1.5: {len(cut)} pair(s) longer than {MAX_WORDS} words per text were cut "
+                          f"(pair {cut[0][0]}: {cut[0][1]} words dropped)", stacklevel=2)
+        pairs = [(h[0], r[0]) for h, r in cleaned]
         asked = [i for i, (h, r) in enumerate(pairs) if h and r]
         scores = [0.0] * len(pairs)
         if not asked:
             return scores
+        lines = [f"SCORE ||| {pairs[i][1]} ||| {pairs[i][0]}" for i in asked]
         with self._lock:
             if self._process.poll() is not None:
-                raise RuntimeError("the METEOR JVM is closed")
-            stats = self._exchange([f"SCORE ||| {pairs[i][1]} ||| {pairs[i][0]}" for i in asked])
-            self._process.stdin.write("EVAL ||| " + " ||| ".join(stats) + "\n")
-            self._process.stdin.flush()
-            for i in asked:
-                scores[i] = float(self._process.stdout.readline())
-            self._process.stdout.readline()  # the aggregate score over the batch
+                self._restart()
+            try:
+                found = self._evaluate(lines)
+            except (RuntimeError, OSError, ValueError):  # the JVM died on this batch: a fresh one, asked once more
+                self._restart()
+                found = self._evaluate(lines)
+        for i, value in zip(asked, found):
+            scores[i] = value
         return scores
+
+    def _evaluate(self, lines: list[str]) -> list[float]:
+        """The segment scores of the ``SCORE`` request ``lines`` (one ``EVAL`` of their statistics)."""
+        stats = self._exchange(lines)
+        self._process.stdin.write("EVAL ||| " + " ||| ".join(stats) + "\n")
+        self._process.stdin.flush()
+        found = [float(self._process.stdout.readline()) for _ in lines]
+        self._process.stdout.readline()  # the aggregate score over the batch
+        return found
 
     def close(self) -> None:
         """Stop the JVM (also done at interpreter exit)."""
         process = getattr(self, "_process", None)
         if process is not None and process.poll() is None:
-            process.stdin.close()
             process.kill()
             process.wait()
+        if process is not None:
+            for stream in (process.stdin, process.stdout):
+                try:
+                    stream.close()
+                except OSError:  # a broken pipe of a JVM that died
+                    pass
 
     def __del__(self) -> None:
         self.close()
