@@ -11,7 +11,9 @@
    scorers are loaded once per process and cached there, so evaluating every N steps reloads
    nothing), and
 4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items, NaN items left out),
-   which ``Trainer`` logs as ``eval_<metric>_<sub-metric>``.
+   which ``Trainer`` logs as ``eval_<metric>_<sub-metric>``. A sub-score with no value for any item
+   (holistic diversity when no two generations share a group) is left out with a warning, never
+   logged as NaN.
 
 Empty generations (a model early in training often produces them) are scored, not rejected: the
 reference-based metrics give them 0, the LM metrics score them as the model's end of text.
@@ -26,6 +28,7 @@ Example (``Seq2SeqTrainingArguments(predict_with_generate=True)``; for a causal 
 from __future__ import annotations
 
 import math
+import warnings
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -90,7 +93,11 @@ def compute_metrics(
             per_item, _signature = get_runner(name)(items, **options.get(name, {}))
             for sub, values in per_item.items():
                 kept = [v for v in values if not math.isnan(v)]
-                out[f"{name}_{sub}"] = float(np.mean(kept)) if kept else float("nan")
+                if kept:
+                    out[f"{name}_{sub}"] = float(np.mean(kept))
+                else:
+                    warnings.warn(f"{name} {sub}: no item has a value (e.g. diversity needs several "
+                                  "generations per group); left out of the logged metrics", stacklevel=2)
         return out
 
     return score

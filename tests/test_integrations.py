@@ -91,3 +91,22 @@ def test_bad_arguments_are_named(tiny):
 
     with pytest.raises(ValueError, match="1 references for 2 evaluation examples"):
         score(Prediction())
+
+
+def test_a_sub_score_without_any_value_is_left_out_never_logged_as_nan(tiny, monkeypatch):
+    """holistic diversity needs several generations per group: with none it is NaN for every item,
+    and Trainer would log eval_holistic_diversity = nan at every evaluation."""
+    from dialeval import runners
+
+    _, tokenizer = tiny
+    fake = lambda items, **options: ({"coherence": [0.5, 0.7], "diversity": [math.nan, math.nan]}, "metric:fake")
+    monkeypatch.setitem(runners.RUNNERS, "holistic", fake)
+    ids = np.array([tokenizer("Hi there")["input_ids"]] * 2)
+
+    class Prediction:
+        predictions, label_ids = ids, ids
+
+    score = compute_metrics(tokenizer, metrics=["holistic"], contexts=[["a"], ["b"]])
+    with pytest.warns(UserWarning, match="holistic diversity: no item has a value"):
+        out = score(Prediction())
+    assert out == {"holistic_coherence": pytest.approx(0.6)}
