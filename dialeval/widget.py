@@ -30,12 +30,11 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import datasets
 import gradio as gr
 from huggingface_hub import RepoCard
 
-STRING = "a string"
-STRINGS = "a list of strings"
+from dialeval.inputs import has_kind, input_kinds
+
 API_NAME = "compute"
 CODE_BLOCK = re.compile(r"```python\n(.*?)```", re.DOTALL)
 FORMAT_NOTE = (
@@ -44,32 +43,6 @@ FORMAT_NOTE = (
 )
 
 Kinds = Mapping[str, Sequence[str]]
-
-
-def feature_kind(feature: Any) -> str:
-    """``STRING`` or ``STRINGS`` for a feature of ``datasets``; ``TypeError`` for any other."""
-    if isinstance(feature, datasets.Value) and feature.dtype == "string":
-        return STRING
-    if isinstance(feature, datasets.Sequence) and feature_kind(feature.feature) == STRING:
-        return STRINGS
-    raise TypeError(f"the widget takes string and list-of-string features, not {feature}")
-
-
-def input_kinds(features: datasets.Features | list[datasets.Features]) -> dict[str, list[str]]:
-    """Input name -> the kinds its entries may have, over every alternative of ``features``."""
-    kinds: dict[str, list[str]] = {}
-    for alternative in features if isinstance(features, list) else [features]:
-        for name, feature in alternative.items():
-            allowed = kinds.setdefault(name, [])
-            if feature_kind(feature) not in allowed:
-                allowed.append(feature_kind(feature))
-    return kinds
-
-
-def has_kind(value: Any, kind: str) -> bool:
-    if kind == STRING:
-        return isinstance(value, str)
-    return isinstance(value, list) and all(isinstance(v, str) for v in value)
 
 
 def load_json(name: str, text: str) -> Any:

@@ -19,12 +19,12 @@ gradio_client = pytest.importorskip("gradio_client")
 import datasets  # noqa: E402
 
 import dialeval  # noqa: E402
-from dialeval.widget import STRING  # noqa: E402
-from dialeval.widget import STRINGS  # noqa: E402
+from dialeval.inputs import STRING  # noqa: E402
+from dialeval.inputs import STRINGS  # noqa: E402
+from dialeval.inputs import feature_kind  # noqa: E402
+from dialeval.inputs import input_kinds  # noqa: E402
 from dialeval.widget import build_widget  # noqa: E402
 from dialeval.widget import card_example  # noqa: E402
-from dialeval.widget import feature_kind  # noqa: E402
-from dialeval.widget import input_kinds  # noqa: E402
 from dialeval.widget import parse_inputs  # noqa: E402
 from dialeval.widget import parse_options  # noqa: E402
 

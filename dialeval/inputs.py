@@ -1,0 +1,73 @@
+"""The inputs of dialeval's ``evaluate`` modules: what each accepts, checked before ``evaluate`` sees them.
+
+A module declares its inputs as ``datasets`` features (``module.features``, one ``Features`` or a
+list of alternatives): each input is a list with one entry per item, and an entry is a string
+(``Value("string")``) or a list of strings (``Sequence``/``List`` of ``Value("string")``).
+:func:`check_module_inputs` refuses a missing input, ``None``, a non-list and any entry of the
+wrong type with a ``ValueError`` naming the input and the index (``conversations[0][1] must be a
+string, not int``) -- evaluate's own checks would say "call add or add_batch" or fail deep in
+``datasets``. The modules call it first (:class:`dialeval.modules.CheckedMetric`); the Gradio
+widget reads the same kinds to build its boxes.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import datasets
+
+STRING = "a string"
+STRINGS = "a list of strings"
+
+
+def feature_kind(feature: Any) -> str:
+    """:data:`STRING` or :data:`STRINGS` for a feature of ``datasets``; ``TypeError`` for any other."""
+    if isinstance(feature, datasets.Value) and feature.dtype == "string":
+        return STRING
+    if isinstance(feature, datasets.Sequence) and feature_kind(feature.feature) == STRING:
+        return STRINGS
+    raise TypeError(f"dialeval modules take string and list-of-string features, not {feature}")
+
+
+def input_kinds(features: datasets.Features | list[datasets.Features]) -> dict[str, list[str]]:
+    """Input name -> the kinds its entries may have, over every alternative of ``features``."""
+    kinds: dict[str, list[str]] = {}
+    for alternative in features if isinstance(features, list) else [features]:
+        for name, feature in alternative.items():
+            allowed = kinds.setdefault(name, [])
+            if feature_kind(feature) not in allowed:
+                allowed.append(feature_kind(feature))
+    return kinds
+
+
+def has_kind(value: Any, kind: str) -> bool:
+    """Whether ``value`` is of ``kind`` (:data:`STRING` or :data:`STRINGS`)."""
+    if kind == STRING:
+        return isinstance(value, str)
+    return isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value)
+
+
+def _entry_error(name: str, i: int, entry: Any, allowed: list[str]) -> str:
+    """Why ``entry`` (item ``i`` of input ``name``) is of none of the ``allowed`` kinds."""
+    if STRINGS in allowed and isinstance(entry, (list, tuple)):
+        j, bad = next((j, v) for j, v in enumerate(entry) if not isinstance(v, str))
+        return f"{name}[{i}][{j}] must be a string, not {type(bad).__name__}"
+    return f"{name}[{i}] must be {' or '.join(allowed)}, not {type(entry).__name__}"
+
+
+def check_module_inputs(features: datasets.Features | list[datasets.Features], given: Mapping[str, Any]) -> None:
+    """``ValueError`` naming the input (and index) when ``given`` lacks an input of ``features``,
+    holds ``None`` or a non-list for one, or an entry of a kind the features do not allow."""
+    kinds = input_kinds(features)
+    missing = [name for name in kinds if name not in given]
+    if missing:
+        raise ValueError(f"compute() needs {', '.join(missing)}: a list with one entry per item")
+    for name, allowed in kinds.items():
+        value = given[name]
+        if value is None:
+            raise ValueError(f"{name} is None: pass a list with one entry per item, each {' or '.join(allowed)}")
+        if isinstance(value, (str, bytes)) or not isinstance(value, (list, tuple)):
+            raise ValueError(f"{name} must be a list with one entry per item, not {type(value).__name__}")
+        for i, entry in enumerate(value):
+            if not any(has_kind(entry, kind) for kind in allowed):
+                raise ValueError(_entry_error(name, i, entry, allowed))

@@ -1,0 +1,26 @@
+"""The base class of dialeval's ``evaluate`` modules (``metrics/<name>/<name>.py``).
+
+:class:`CheckedMetric` is an :class:`evaluate.Metric` whose ``compute`` checks the inputs it is given
+before evaluate does (:func:`dialeval.inputs.check_module_inputs`): a missing input, ``None``, a
+non-list or an entry of the wrong type (an int turn, a dict query) is a ``ValueError`` naming the
+input and the index, where evaluate would say "call add or add_batch" or fail inside ``datasets``.
+A call that gives none of the inputs goes on to evaluate unchanged, so ``add_batch(...)`` then
+``compute()`` still works.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import evaluate
+
+from dialeval.inputs import check_module_inputs
+
+
+class CheckedMetric(evaluate.Metric):
+    """:class:`evaluate.Metric` with its inputs checked first (module docstring)."""
+
+    def compute(self, **kwargs: Any) -> dict | None:
+        if any(name in kwargs for name in self._feature_names()):
+            check_module_inputs(self.features, kwargs)
+        return super().compute(**kwargs)

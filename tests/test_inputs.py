@@ -1,0 +1,32 @@
+"""Wrong input types are refused by name before evaluate sees them (issue 23, item 3)."""
+
+import datasets
+import pytest
+
+from dialeval.inputs import check_module_inputs
+
+TEXT = datasets.Value("string")
+TEXTS = datasets.Sequence(datasets.Value("string"))
+FED = datasets.Features({"conversations": TEXTS})
+MULTIREF = [datasets.Features({"predictions": TEXT, "references": TEXTS}),
+            datasets.Features({"predictions": TEXT, "references": TEXT})]
+
+
+@pytest.mark.parametrize("features, given, message", [
+    (FED, {"conversations": None}, "conversations is None: pass a list with one entry per item, each a list of strings"),
+    (FED, {"conversations": "Hi"}, "conversations must be a list with one entry per item, not str"),
+    (FED, {"conversations": [["Hi", 7]]}, r"conversations\[0\]\[1\] must be a string, not int"),
+    (FED, {"conversations": [["Hi"], "Hello"]}, r"conversations\[1\] must be a list of strings, not str"),
+    (MULTIREF, {"predictions": ["ok"]}, "compute\\(\\) needs references"),
+    (MULTIREF, {"predictions": None, "references": ["a"]}, "predictions is None"),
+    (MULTIREF, {"predictions": ["ok", {"q": 1}], "references": ["a", "b"]}, r"predictions\[1\] must be a string, not dict"),
+    (MULTIREF, {"predictions": ["ok"], "references": [3]}, r"references\[0\] must be a list of strings or a string, not int"),
+])
+def test_bad_inputs_are_named(features, given, message):
+    with pytest.raises(ValueError, match=message):
+        check_module_inputs(features, given)
+
+
+def test_good_inputs_pass():
+    check_module_inputs(MULTIREF, {"predictions": ["ok", ""], "references": [["a", "b"], "c"]})
+    check_module_inputs(FED, {"conversations": [["Hi", ""]], "level": "turn"})
