@@ -52,13 +52,27 @@ def test_paper_tooling_choices_and_signature():
     assert coco["bleu2"] == pytest.approx((0.5 * 1 / 3) ** 0.5) and "|bleu:coco|" in coco["signature"]
 
 
-def test_empty_prediction_scores_zero_and_counts():
+def test_empty_prediction_gets_the_worst_value_and_a_flag():
+    """Degenerate-response policy (dialeval.core.degenerate): the scale's lower bound, so -1 for
+    the embedding cosines (an empty text's vector is 0, which would give 0), and a flag."""
     scorer = MultiRefScorer(metrics=["bleu1", "rougeL", "greedy_matching"])
     out = scorer.quality(["", "hi there", "  "], [["a"], ["hi there"], "b c"])
     assert out["bleu1_scores"] == [0.0, 1.0, 0.0] and out["bleu1"] == pytest.approx(1 / 3)
-    assert out["rougeL_scores"] == [0.0, 1.0, 0.0] and out["greedy_matching_scores"][0] == 0.0
+    assert out["rougeL_scores"] == [0.0, 1.0, 0.0] and out["greedy_matching_scores"] == pytest.approx([-1.0, 1.0, -1.0])
+    assert out["flags"] == [["empty"], [], ["empty"]]
     div = scorer.diversity([["", "a b"]], [["a b"]])
     assert div["recall_bleu1"] == pytest.approx(1.0) and div["distinct1"] == pytest.approx(1.0)
+
+
+def test_a_repeated_reference_sentence_does_not_beat_it_said_once():
+    """The mean word vector of a sentence said 50 times is the sentence's own: embedding average
+    would give the repetition the same 0.96 as the plain reply; the policy gives it the worst."""
+    scorer = MultiRefScorer(metrics=["bleu2", "embedding_average"])
+    plain, refs = "i am fine , thanks .", [["i am fine , thank you ."]] * 2
+    out = scorer.quality([plain, " ".join([plain] * 50)], refs)
+    assert out["flags"] == [[], ["repetitive"]]
+    assert out["embedding_average_scores"][1] == -1.0 < out["embedding_average_scores"][0]
+    assert out["bleu2_scores"][1] == 0.0 < out["bleu2_scores"][0]
 
 
 def test_paper_diversity_divides_distinct_by_tokens():

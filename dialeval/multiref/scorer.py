@@ -39,8 +39,10 @@ from typing import Any, Callable, Sequence
 from tqdm.auto import tqdm
 
 from dialeval.multiref import embedding as embedding_metrics, overlap
+from dialeval.multiref.scales import SCALES
 from dialeval.core.options import check_choice, check_names, check_number
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors, load_wordnet
+from dialeval.core.degenerate import apply_policy, response_flags
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import (
     TOKENIZER_NAME, WHITESPACE_TOKENIZER_NAME, check_reference_lists, check_texts, tokenize,
@@ -185,7 +187,9 @@ class MultiRefScorer:
     def quality(
         self, predictions: Sequence[str], references: Sequence[Any], progress: bool = False
     ) -> dict[str, Any]:
-        """Eq. 1: every sub-metric as the max over each prediction's references."""
+        """Eq. 1: every sub-metric as the max over each prediction's references; an empty or
+        repetitive prediction gets every sub-metric's worst value and its flag in ``flags``
+        (:mod:`dialeval.core.degenerate`)."""
         predictions, references = check_quality_inputs(predictions, references)
         pairs, owner = [], []
         for i, (prediction, refs) in enumerate(
@@ -201,7 +205,9 @@ class MultiRefScorer:
             for i, s in zip(owner, scores):
                 best[i] = max(best[i], s)
             per_item[m] = best
-        return summarize(per_item, self.signature(references, "quality"))
+        flags = [response_flags(p) for p in predictions]
+        result = summarize(apply_policy(per_item, flags, SCALES), self.signature(references, "quality"))
+        return {**result, "flags": flags}
 
     def diversity(
         self,
