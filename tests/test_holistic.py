@@ -239,11 +239,14 @@ def test_consistency_with_stub_nli():
     assert tagged["consistency_scores"] == pytest.approx([1 - 0.9])
 
 
-def test_empty_response_asserts_nothing_to_contradict():
+def test_empty_response_is_not_rewarded_for_asserting_nothing():
+    """Degenerate-response policy: an empty response is not asked (no NLI call), but gets the worst
+    consistency (0) and its flag, where it used to get a perfect 1."""
     nli = StubNLI({"A1": 0.8, "A2": 0.2})
     result = ConsistencyScorer(nli).score([["A1", "B1", "A2", "B2"]] * 2, ["", "reply"])
-    assert result["consistency_scores"] == pytest.approx([1.0, 0.5])
+    assert result["consistency_scores"] == pytest.approx([0.0, 0.5])
     assert result["consistency_pairs_scores"] == [0.0, 2.0]
+    assert result["flags"] == [["empty"], []]
     assert nli.calls == [[("A1", "reply"), ("A2", "reply")]]
 
 
@@ -299,7 +302,16 @@ def test_benchmark_prints_published_values_beside_measured_rows():
     })
     ctg_row = next(line for line in text.splitlines() if line.startswith("consistency (CTG)"))
     assert ctg_row.split()[-3:] == ["Dataset", "0.650", "0.660"]
-    assert "Baseline Dataset 0.26 / 0.27" in text and "not transcribed" not in text
+    # the rated items are the augmented CTG / WS sets: the un-augmented baseline row (0.27) is never compared
+    assert "0.27" not in text and "'Baseline Dataset' has no released data" in text and "not transcribed" not in text
+    assert "WS Dataset 0.59 / 0.64; CTG Dataset 0.65 / 0.66" in text
+    pooled = next(line for line in text.splitlines() if line.startswith("consistency "))
+    assert pooled.split()[-1] == "100" and "Baseline" not in pooled  # no paper cell for the pooled set
+    from dialeval.holistic.spec import published
+
+    assert published("holistic-consistency", "holistic", "consistency") is None  # the grid shows no 0.27
+    assert published("holistic-coherence", "holistic", "coherence") == (
+        "pang2020_holistic", "table3", "GPT-2 w/ Fine-tune", "turn_spearman")
 
 
 def test_inter_rater_by_hand():

@@ -18,8 +18,11 @@
   :mod:`dialeval.holistic.calibration`), so an item's score never depends on the other items scored with it.
   ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
   item then always scores 0), a number fixes it.
-* An empty or whitespace-only response (a normal output of a model in training) is scored as the
-  model's EOS token alone: ``T_r = 1``, ``l_1 = log P(eos | q)``.
+* An empty or whitespace-only response (a normal output of a model in training) is run through
+  the model as its EOS token alone, but gets coherence and fluency 0 (the worst) and the flag
+  ``empty``, as does a repetitive one (``repetitive``): :mod:`dialeval.core.degenerate`. Scored as
+  EOS it got 0.49 coherence against 0.20 for "Yes.", and a sentence said 50 times 0.98. A ``set``
+  cutoff is the percentile of the responses that are not flagged.
 * **Diversity** of the responses a model gave to a query and its paraphrases (one group):
   n-gram entropy ``H_n = -sum_w p(w) ln p(w)``, ``p(w)`` the relative frequency of n-gram ``w``
   among all n-grams of the group (Zhang et al. 2018), for n = 1, 2, 3, and their mean. Tokens are
@@ -28,8 +31,8 @@
 * **Logical self-consistency**: ``1 - mean_u P(contradiction | premise=u, hypothesis=r)`` over the
   earlier utterances ``u`` of the response's speaker, from an NLI classifier (the paper:
   RoBERTa-large fine-tuned on MNLI). A history in which that speaker has not spoken yet scores 1
-  (nothing to contradict) and is counted in ``consistency_pairs`` as 0; so does an empty response
-  (it asserts nothing).
+  (nothing to contradict) and is counted in ``consistency_pairs`` as 0. An empty or repetitive
+  response gets 0 (the worst; scoring it 1 for asserting nothing rewarded saying nothing) and its flag.
 
 Text given to the LM: the prefix starts with the tokenizer's EOS token (else BOS; GPT-2's
 ``<|endoftext|>`` is both), as every pair follows the previous pair's EOS in the fine-tuning text
@@ -51,8 +54,10 @@ import torch
 
 from dialeval.core.lm import LMScorer, causal_lm_and_name
 from dialeval.core.nli import DEFAULT_NLI, NLIScorer
+from dialeval.core.degenerate import apply_policy, response_flags
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
+from dialeval.holistic.scales import SCALES
 
 ASPECTS = ("coherence", "fluency", "diversity", "consistency")
 # The paper fine-tunes GPT-2 on DailyDialog (not released); the bundled stand-in does the same for
@@ -265,11 +270,15 @@ class LikelihoodScorer:
         if cutoff != "set":  # a wrong cutoff fails before the model runs
             self.resolve_cutoff(aspect, [], cutoff, reduction)
         raw = self.raw(aspect, responses, queries, reduction, progress)
-        value, how = self.resolve_cutoff(aspect, raw, cutoff, reduction)
+        flags = [response_flags(r) for r in responses]
+        kept = [r for r, f in zip(raw, flags) if not f] or raw  # a set's percentile of real responses
+        value, how = self.resolve_cutoff(aspect, kept, cutoff, reduction)
         signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
                                    cutoff=cutoff_label or how)
-        result = summarize({aspect: normalise(raw, value), f"{aspect}_raw": raw}, signature)
+        per_item = apply_policy({aspect: normalise(raw, value), f"{aspect}_raw": raw}, flags, SCALES)
+        result = summarize(per_item, signature)
         result[f"{aspect}_cutoff"] = value
+        result["flags"] = flags
         return result
 
 
@@ -412,10 +421,11 @@ class ConsistencyScorer:
         per_response: list[list[float]] = [[] for _ in responses]
         for i, p in zip(owner, probs):
             per_response[i].append(p)
-        return summarize(
-            {
-                "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
-                "consistency_pairs": [float(len(p)) for p in per_response],
-            },
-            make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")),
-        )
+        flags = [response_flags(r) for r in responses]
+        per_item = {
+            "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
+            "consistency_pairs": [float(len(p)) for p in per_response],
+        }
+        result = summarize(apply_policy(per_item, flags, SCALES),
+                           make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")))
+        return {**result, "flags": flags}
