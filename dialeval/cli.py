@@ -2,9 +2,14 @@
 
 * ``dialeval examples`` — score ``examples/dialogues.jsonl`` with every metric that runs offline.
 * ``dialeval score --metric M --input IN.jsonl --output OUT.jsonl`` — resumable batch scoring: the
-  metric, its options and the result signature are kept in ``OUT.jsonl.meta.json``; a rerun with
-  other settings is refused (``--overwrite`` starts again), progress is saved every few seconds.
+  metric, its options, the result signature and each sub-score's range and direction are kept in
+  ``OUT.jsonl.meta.json``; a rerun with other settings is refused (``--overwrite`` starts again),
+  progress is saved every few seconds.
 * ``dialeval benchmark --metric M --dataset D`` — correlation with human judgment.
+* ``dialeval compare --metric M A.jsonl B.jsonl [C.jsonl ...]`` — is one system better than another?
+  Means with bootstrap intervals, paired bootstrap and approximate-randomization tests of every
+  pair (Holm-corrected), a ranking with ties, each sub-score's range and direction; Markdown, JSON
+  (``--json``/``--save``) and a plot (``--plot``); also on ``dialeval score`` outputs.
 * ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
 
@@ -83,7 +88,14 @@ def _resume_point(output: Path, settings: dict[str, Any], n_items: int) -> tuple
 
 
 def _write_meta(output: Path, settings: dict[str, Any], signature: str | None) -> None:
-    meta_path(output).write_text(json.dumps({**settings, "signature": signature}, indent=1) + "\n", encoding="utf-8")
+    """``<output>.meta.json``: the settings, the signature and the range and direction of every
+    sub-score the metric declares (``scales``: sub-score -> range, low, high, higher_is_better,
+    direction, raw, meaning), so the scores can be read without the library."""
+    from dialeval.compare import scale_dict
+
+    scales = {sub: scale_dict(settings["metric"], sub) for sub in registry.spec(settings["metric"]).scales()}
+    meta = {**settings, "signature": signature, "scales": scales}
+    meta_path(output).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
 
 def _shard(args: argparse.Namespace) -> tuple[int, int]:
@@ -196,6 +208,45 @@ def _benchmark_all(args: argparse.Namespace) -> int:
     return 0
 
 
+def _compare_options(pairs: Sequence[str], metrics: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """``--option [METRIC:]KEY=VALUE``: without ``METRIC:`` the option goes to the one metric compared."""
+    options: dict[str, dict[str, Any]] = {}
+    for pair in pairs:
+        key = pair.split("=", 1)[0]
+        if ":" in key:
+            metric, rest = pair.split(":", 1)
+        elif len(metrics) == 1:
+            metric, rest = metrics[0], pair
+        else:
+            raise ValueError(f"--option {pair!r}: with several metrics write METRIC:KEY=VALUE")
+        options.setdefault(metric, {}).update(_parse_options([rest]))
+    return options
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from dialeval import compare
+
+    systems = compare.read_systems(args.systems, names=args.names, join=args.join)
+    metrics = args.metric or ([systems.scored[systems.names[0]]["metric"]] if systems.kind == "scored" else [])
+    if not metrics:
+        raise ValueError("compare needs --metric to score response files (dialeval score outputs carry theirs)")
+    result = compare.compare_systems(
+        systems, metrics, _compare_options(args.option, metrics), args.scores, human=not args.no_human,
+        n_resamples=args.resamples, n_permutations=args.permutations, seed=args.seed, confidence=args.confidence,
+        alpha=args.alpha, correction=args.correction, test=args.test, refresh=args.refresh,
+        progress=not args.quiet)
+    text = compare.to_json(result)
+    report = compare.markdown(result)
+    if args.save:
+        Path(args.save).write_text(text + "\n", encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(report, encoding="utf-8")
+    if args.plot:
+        compare.plot(result, args.plot)
+    print(text if args.json else report, end="\n" if args.json else "")
+    return 0
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
     total = merge_shards(args.output, args.shards or None)
     print(f"merged {total} items into {args.output}")
@@ -296,6 +347,35 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--readme", metavar="README.md", help="--all: also put the summary table in this file, between "
                    "<!-- metaeval:start --> and <!-- metaeval:end -->")
     p.set_defaults(func=cmd_benchmark)
+
+    from dialeval.core.significance import CORRECTIONS, TESTS
+    p = sub.add_parser("compare", help="compare systems: intervals, paired significance tests, ranking")
+    p.add_argument("systems", nargs="+", metavar="SYSTEM.jsonl",
+                   help="two or more systems' responses to the same contexts (generic JSONL), or outputs of "
+                        "dialeval score")
+    p.add_argument("--metric", action="append", choices=sorted(RUNNERS),
+                   help="score the responses with this metric (repeat for several)")
+    p.add_argument("--scores", nargs="+", metavar="SUB", help="only these sub-scores (default: all)")
+    p.add_argument("--names", nargs="+", help="system names (default: the file names without .jsonl)")
+    p.add_argument("--join", choices=("auto", "id", "line"), default="auto",
+                   help="pair items on 'id' or line order (auto: on id when every record has one)")
+    p.add_argument("--option", action="append", default=[], metavar="[METRIC:]KEY=VALUE", help="metric option")
+    p.add_argument("--resamples", type=int, default=1000, help="bootstrap resamples (intervals, bootstrap p)")
+    p.add_argument("--permutations", type=int, default=10000, help="approximate-randomization trials")
+    p.add_argument("--seed", type=int, default=12345)
+    p.add_argument("--confidence", type=float, default=0.95, help="level of the intervals")
+    p.add_argument("--alpha", type=float, default=0.05, help="significance level")
+    p.add_argument("--correction", choices=CORRECTIONS, default="holm", help="for the number of pairs")
+    p.add_argument("--test", choices=TESTS, default="ar", help="the test that decides significance and ranks")
+    p.add_argument("--no-human", action="store_true",
+                   help="do not score the references as a human pseudo-system shown beside the systems")
+    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
+    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
+    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
+    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+    p.add_argument("--plot", metavar="FILE.png", help="plot each system's mean and interval per sub-score")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
+    p.set_defaults(func=cmd_compare)
 
     p = sub.add_parser("merge", help="join the shard outputs of dialeval score --num-shards")
     p.add_argument("--output", required=True, help="the OUT.jsonl whose OUT.shard-I-of-N.jsonl files to join")

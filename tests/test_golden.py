@@ -17,7 +17,7 @@ from dialeval.cli import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 RELATIVE, ABSOLUTE = 1e-4, 1e-6
-HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish")
+HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare")
 
 
 def cli_json(capsys, *argv: str) -> dict:

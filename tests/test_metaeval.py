@@ -2,6 +2,7 @@
 
 import json
 
+import numpy as np
 import pytest
 
 from dialeval import score_cache
@@ -218,3 +219,57 @@ def test_grid_jobs_fit_each_set():
     assert fed.options_on("grade-convai2", with_context)["level"] == "turn"
     # multiref-mturk carries the paper's five references (the Table 4 benchmark's), not the CSV's four
     assert {len(r) for r in load_dataset("multiref-mturk")["references"]} == {5}
+
+
+def test_grid_adds_unpaired_system_agreement_on_sets_rated_on_different_contexts(rated_file, tmp_path, monkeypatch):
+    from dialeval import compare
+    from dialeval.benchmark import grid
+    from dialeval.data import load_judgment_file
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    result = grid.run_grid(sets=[str(rated_file)], metrics=["multiref"], n_resamples=50, progress=False)
+    info = result["sets"][str(rated_file)]
+    assert info["pairing"] == {"paired": False, "shared_contexts": 0, "items_per_system": {"a": 2, "b": 2, "c": 2}}
+    (cell,) = result["cells"]
+    got = cell["correlations"]["rougeL"]["system_agreement"]
+    judged = load_judgment_file(rated_file)
+    by_system = {s: [i for i, it in enumerate(judged) if it.system == s] for s in ("a", "b", "c")}
+    scores = cell["per_item"]["rougeL"]
+    expected = compare.unpaired_agreement({s: [judged[i].score for i in idx] for s, idx in by_system.items()},
+                                          {s: [scores[i] for i in idx] for s, idx in by_system.items()},
+                                          n_resamples=50, n_permutations=grid.AGREEMENT_PERMUTATIONS, seed=0)
+    assert got == {**{k: v for k, v in expected.to_dict().items() if k not in ("human", "metric")}, "paired": False}
+    assert got["n_systems"] == 3 and got["n_pairs"] == 3
+    # human means: a 4.5, b 3.25, c 2.9; Kendall over systems against the metric's means
+    from scipy.stats import kendalltau
+
+    assert got["kendall_tau"] == pytest.approx(kendalltau(
+        [np.mean([scores[i] for i in idx]) for idx in by_system.values()], [4.5, 3.25, 2.9])[0])
+    text = grid.markdown({**result, "seconds": 1.0})
+    assert "System level (3 systems; unpaired: the systems were rated on different contexts" in text
+
+
+def test_grid_system_agreement_is_paired_when_systems_share_contexts(tmp_path, monkeypatch):
+    from dialeval.benchmark import grid
+    from dialeval.core.significance import human_agreement
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    contexts = ["how are you ?", "what do you do ?", "do you like tea ?", "where do you live ?", "is it raining ?"]
+    refs = [["i am fine , thanks ."], ["i am a teacher ."], ["yes , i love tea ."], ["in paris ."], ["yes , it is ."]]
+    answers = {"good": ["i am fine , thanks .", "i am a teacher .", "yes , i love tea .", "in paris .", "yes ."],
+               "mid": ["fine .", "a teacher .", "tea is ok .", "in a town .", "it is ."],
+               "bad": ["the car .", "no .", "red .", "what ?", "maybe ."]}
+    human = {"good": [5, 5, 4, 5, 4], "mid": [3, 4, 3, 3, 3], "bad": [1, 1, 2, 1, 1]}
+    path = tmp_path / "paired.jsonl"
+    path.write_text("".join(json.dumps({"context": [c], "response": answers[s][i], "references": refs[i],
+                                        "score": human[s][i], "system": s}) + "\n"
+                            for s in answers for i, c in enumerate(contexts)))
+    result = grid.run_grid(sets=[str(path)], metrics=["multiref"], n_resamples=50, progress=False)
+    assert result["sets"][str(path)]["pairing"]["paired"] is True
+    (cell,) = result["cells"]
+    got = cell["correlations"]["rougeL"]["system_agreement"]
+    scores = cell["per_item"]["rougeL"]
+    metric = {s: scores[5 * k: 5 * k + 5] for k, s in enumerate(answers)}
+    expected = human_agreement(human, metric, n_resamples=50, n_permutations=grid.AGREEMENT_PERMUTATIONS, seed=0)
+    assert got == {**{k: v for k, v in expected.to_dict().items() if k not in ("human", "metric")}, "paired": True}
+    assert got["kendall_tau"] == pytest.approx(1.0)  # rougeL orders good > mid > bad as the humans do

@@ -8,7 +8,15 @@ only what is new) and every sub-metric is compared with the set's human score:
 * the system-level Spearman (per-system means) where a set names 3 or more systems;
 * Williams' test of whether the set's best sub-metric (highest Spearman) agrees with humans
   significantly better than each other one (on ranks, i.e. for Spearman correlations);
-* the published value where ``paper_tables.json`` has a comparable cell (:func:`published`).
+* the published value where ``paper_tables.json`` has a comparable cell (:func:`published`);
+* where a set names 3 or more systems, the system-level agreement of every sub-metric with the human
+  ranking (:func:`add_system_agreement`): Kendall's tau-b over the system means, and, among the
+  system pairs whose human difference is significant (approximate randomization, Holm-corrected,
+  alpha 0.05), how often the metric's mean difference has the same sign and how often the metric
+  finds the same pair significantly different in the same direction. Systems that answered the
+  same contexts are compared with the paired tests (:func:`dialeval.core.significance.human_agreement`);
+  systems rated on different contexts with the unpaired bootstrap and permutation test of
+  :func:`dialeval.compare.compare_unpaired` (which one is recorded per set as ``pairing``).
 
 A cell whose metric needs what a set lacks (references) is "not applicable"; one whose weights are
 missing is "missing weights", with the resolver's message; neither stops the grid. Output
@@ -22,10 +30,13 @@ import json
 import math
 import re
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from dialeval import paper, registry
+from dialeval.compare import agreement_of, compare_unpaired, pair_items, scale_dict
+from dialeval.core.significance import human_agreement
 from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_test
 from dialeval.judgments import load_judgments, sets as judgment_sets
 from dialeval.runners import RUNNERS, get_runner
@@ -95,6 +106,50 @@ def compare_with_best(cells: Sequence[dict[str, Any]], human: list[float]) -> No
         c["williams_vs"] = f"{best_cell['job']}:{best_sub}"
 
 
+AGREEMENT_PERMUTATIONS = 10000  # approximate-randomization / permutation trials of the system-level tests
+AGREEMENT_ALPHA = 0.05
+
+
+def set_pairing(items: Sequence[dict], systems: Sequence[str | None]) -> dict[str, Any] | None:
+    """How a set's systems line up (:func:`dialeval.compare.pair_items`), or ``None`` with fewer
+    than 3 named systems (then there is no system-level agreement to measure)."""
+    if len({s for s in systems if s}) < 3:
+        return None
+    return pair_items([it["context"] for it in items], systems)
+
+
+def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pairing: dict[str, Any] | None,
+                         n_resamples: int, seed: int) -> None:
+    """Add ``system_agreement`` (:meth:`dialeval.core.significance.Agreement.to_dict` without the
+    per-system comparisons, plus ``paired``) to every sub-metric of a set's scored cells; the
+    metric is negated first where its scale says lower is better."""
+    if pairing is None:
+        return
+    indices = pairing["indices"]
+    options = dict(n_resamples=n_resamples, n_permutations=AGREEMENT_PERMUTATIONS, seed=seed,
+                   alpha=AGREEMENT_ALPHA)
+    humans = {s: [float(human[i]) for i in idx] for s, idx in indices.items()}
+    human_result = None if pairing["paired"] else compare_unpaired(humans, **options)
+    for cell in cells:
+        if cell["status"] != "ok":
+            continue
+        for sub, c in cell["correlations"].items():
+            scale = scale_dict(cell["metric"], sub)
+            sign = -1.0 if scale and scale["higher_is_better"] is False else 1.0
+            metric = {s: [sign * float(cell["per_item"][sub][i]) for i in idx] for s, idx in indices.items()}
+            if not all(math.isfinite(v) for values in metric.values() for v in values):
+                c["system_agreement"] = None  # a sub-metric missing for some items (diversity without groups)
+                continue
+            with warnings.catch_warnings():  # "no pair can be significant" on tiny sets: the counts say so
+                warnings.simplefilter("ignore", RuntimeWarning)
+                if pairing["paired"]:
+                    agreement = human_agreement(humans, metric, **options)
+                else:
+                    agreement = agreement_of(human_result, compare_unpaired(metric, **options), metric, "ar")
+            summary = {k: v for k, v in agreement.to_dict().items() if k not in ("human", "metric")}
+            c["system_agreement"] = {**summary, "paired": pairing["paired"]}
+
+
 def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], systems: list[str | None],
              refresh: bool, n_resamples: int, seed: int) -> dict[str, Any]:
     from dialeval.models import ModelNotFoundError
@@ -134,12 +189,17 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
         human = [it.score for it in judged]
         systems = [it.system for it in judged]
         result["sets"][set_name] = {"n": len(items), "systems": sorted({s for s in systems if s})}
+        pairing = set_pairing(items, systems)
+        if pairing is not None:
+            result["sets"][set_name]["pairing"] = {"paired": pairing["paired"], "shared_contexts": pairing["shared"],
+                                                   "items_per_system": {s: len(i) for s, i in pairing["indices"].items()}}
         cells = []
         for job in jobs:
             bar.set_postfix_str(f"{set_name} x {job.name}")
             cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed))
             bar.update()
         compare_with_best(cells, human)
+        add_system_agreement(cells, human, pairing, n_resamples, seed)
         result["cells"] += cells
         result["seconds"] = round(time.perf_counter() - start, 1)
         if after_set is not None:
@@ -200,6 +260,34 @@ def set_table(result: dict[str, Any], set_name: str) -> str:
             ])
     return format_table(["score", "pearson (p)", "spearman* [95% CI]", "kendall (p)", "system rho",
                          "Williams p vs best", "published", "n"], rows)
+
+
+def agreement_table(result: dict[str, Any], set_name: str) -> str | None:
+    """System-level agreement of every sub-metric of a set (``None`` when the set has none)."""
+    rows = []
+    for cell in (c for c in result["cells"] if c["set"] == set_name and c["status"] == "ok"):
+        for sub, c in cell["correlations"].items():
+            a = c.get("system_agreement")
+            if not a:
+                continue
+            same = (f"{a['n_same_sign']}/{a['n_human_significant']}" if a["n_human_significant"] else "0/0")
+            rows.append([f"{cell['job']}:{sub}", fmt(a["kendall_tau"]) if a["kendall_tau"] is not None else "n/a",
+                         same, f"{a['n_metric_significant_same_sign']}/{a['n_human_significant']}",
+                         str(a["n_pairs"])])
+    if not rows:
+        return None
+    return format_table(["score", "Kendall tau (systems)", "same sign / human-significant pairs",
+                         "metric significant, same sign", "pairs"], rows)
+
+
+def pairing_text(info: dict[str, Any]) -> str:
+    pairing = info["pairing"]
+    if pairing["paired"]:
+        return (f"paired: every system answered the same {pairing['shared_contexts']} contexts (paired bootstrap and "
+                "approximate randomization)")
+    return (f"unpaired: the systems were rated on different contexts ({pairing['shared_contexts']} shared by all; "
+            "items per system " + ", ".join(f"{s} {n}" for s, n in pairing["items_per_system"].items())
+            + "): unpaired bootstrap and permutation test of the difference of means")
 
 
 def cost_table(result: dict[str, Any]) -> str:
@@ -285,6 +373,13 @@ def markdown(result: dict[str, Any]) -> str:
     for set_name, info in result["sets"].items():
         parts += ["", f"## {set_name} (n={info['n']}, systems: {', '.join(info['systems']) or 'not named'})",
                   "", "```", set_table(result, set_name), "```"]
+        agreement = agreement_table(result, set_name) if info.get("pairing") else None
+        if agreement:
+            parts += ["", f"System level ({len(info['systems'])} systems; {pairing_text(info)}): Kendall tau-b of "
+                      "the system means with the human means; of the system pairs significantly different for the "
+                      f"humans (Holm-corrected, alpha {AGREEMENT_ALPHA:g}), how many the metric orders the same way, "
+                      "and how many it also finds significant in the same direction.",
+                      "", "```", agreement, "```"]
     reasons = [f"- {c['set']} x {c['job']}: {c['status']}: {c['reason']}" for c in result["cells"] if c["status"] != "ok"]
     signatures = sorted({c["signature"] for c in result["cells"] if c["status"] == "ok"})
     costs = cost_per_job(result)

@@ -46,6 +46,12 @@ Args:
 Returns:
     turn_<quality> / dialog_<quality>: mean score; <name>_scores: per conversation;
     turn_overall / dialog_overall: mean of the level's qualities; signature.
+    Range and direction: every score is a raw difference of log-likelihoods, log P(positive
+    follow-ups) - log P(negative ones): higher = better, unbounded (0: both equally likely; negative:
+    the negative follow-ups are likelier), comparable only under one model and mode (the
+    signature). Qualities without positive follow-ups (turn relevant, correct; dialog coherent,
+    error recovery, consistent, diverse, depth, understand) are -log P(negative follow-ups): 0 or
+    more, higher = better. dialeval.registry.describe("fed", name) gives each one's meaning.
 Examples:
     >>> fed = evaluate.load("dialeval/fed")
     >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="smollm2-135m-instruct")

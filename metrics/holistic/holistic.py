@@ -55,6 +55,11 @@ Returns:
     <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or
     summed token log-likelihood) and <aspect>_cutoff; diversity also entropy1..3; consistency also
     consistency_pairs (how many earlier utterances were compared); signature.
+    Range and direction: coherence, fluency, consistency: 0 to 1, higher = better; coherence_raw,
+    fluency_raw: log-likelihoods, 0 or less, higher = better, raw (comparable under one model and
+    reduction only); diversity, entropy1..3: n-gram entropies in nats, 0 or more, higher = more
+    varied wording, raw; consistency_pairs: a count (0 or more), no direction.
+    dialeval.registry.describe("holistic", name) gives each one's meaning.
 Examples:
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
     >>> diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"]  # doctest: +SKIP

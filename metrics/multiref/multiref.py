@@ -57,6 +57,11 @@ Empty predictions score 0; empty references, non-strings and unknown options rai
 Returns:
     <sub-metric>: mean over items; <sub-metric>_scores: per-item list; signature: a string naming
     the settings and dialeval version, to report with the numbers.
+    Range and direction: higher = better for every sub-metric, none is a raw value. bleu1..bleu4,
+    meteor, rougeL: 0 to 1; embedding_average, vector_extrema, greedy_matching: -1 to 1 (cosines);
+    the diversity configuration's recall_<sub-metric> has its sub-metric's range, distinct1..3 and
+    self_bleu_diversity lie in 0 to 1 (higher = more diverse). dialeval.registry.describe("multiref",
+    name) gives each one's range, direction and meaning.
 Examples:
     >>> multiref = evaluate.load("dialeval/multiref")
     >>> results = multiref.compute(predictions=["i am fine , thanks ."],
