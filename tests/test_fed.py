@@ -98,7 +98,7 @@ def test_scores_equal_plain_loop(tiny, mode):
     """float32: within 1e-5 (relative for the log-likelihood variants, whose sums reach ~100)."""
     model, tokenizer = tiny
     result = FEDScorer((model, tokenizer), mode=mode, batch_size=8).score(CONVERSATIONS, level="both")
-    for i, turns in enumerate(CONVERSATIONS):
+    for i, turns in enumerate(CONVERSATIONS[:3]):  # the fourth is degenerate: its own test below
         for name, value in plain_fed(model, tokenizer, turns, mode).items():
             tolerance = 1e-5 * (1 if mode == "reference" else max(1.0, abs(value)))
             assert abs(result[f"{name}_scores"][i] - value) <= tolerance, name
@@ -125,7 +125,7 @@ def test_one_pass_gives_every_variant(tiny):
         assert together[mode]["signature"] == alone["signature"]
         for key, value in alone.items():
             if key.endswith("_scores"):
-                assert together[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5), (mode, key)
+                assert together[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5, nan_ok=True), (mode, key)
     assert scorer.score_all(CONVERSATIONS[:1], modes="all").keys() == together.keys()
     with pytest.raises(ValueError, match="mode must be one of"):
         scorer.score_all(CONVERSATIONS[:1], modes=["paper", "eq1"])
@@ -174,13 +174,13 @@ def test_batch_size_invariance(tiny):
         for mode, result in runs[0].items():
             for key, value in result.items():
                 if key.endswith("_scores"):
-                    assert other[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5), (mode, key)
+                    assert other[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5, nan_ok=True), (mode, key)
 
 
 def test_levels_and_quality_selection(tiny):
     result = FEDScorer(tiny, qualities=["interesting", "coherent"]).score(CONVERSATIONS[:1], level="both")
     assert sorted(k for k in result if not k.endswith("_scores")) == [
-        "dialog_coherent", "dialog_overall", "signature", "turn_interesting", "turn_overall",
+        "dialog_coherent", "dialog_overall", "flags", "signature", "turn_interesting", "turn_overall",
     ]
     assert result["turn_overall"] == result["turn_interesting"]
     turn_only = FEDScorer(tiny).score(CONVERSATIONS[:1], level="turn")
@@ -297,7 +297,7 @@ def test_evaluate_module(tiny_saved):
     result = fed.compute(conversations=CONVERSATIONS, model=str(path), level="both")
     assert "|mode:conditional|level:both|" in result["signature"]  # the default variant, named
     expected = FEDScorer(pair, mode="conditional").score(CONVERSATIONS, level="both")
-    assert result["turn_overall_scores"] == pytest.approx(expected["turn_overall_scores"], rel=1e-5)
+    assert result["turn_overall_scores"] == pytest.approx(expected["turn_overall_scores"], rel=1e-5, nan_ok=True)
     scorer = fed._cached_scorer
     reference = fed.compute(conversations=CONVERSATIONS[:1], model=str(path), mode="reference")
     assert fed._cached_scorer is scorer and "|mode:reference|level:turn|" in reference["signature"]
@@ -326,3 +326,26 @@ def test_runner_and_benchmark_default_to_the_conditional_variant(tiny_saved, mon
     table = format_fed(result)
     assert "paper 762M-ft" in table and "0.408" in table and "|mode:reference|level:turn|" in table
     assert list(fed_benchmark("turn", model=str(path))["variants"]) == ["conditional"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_an_empty_generation_gets_the_worst_value_or_none(tiny, mode):
+    """Degenerate-response policy: the qualities with no positive follow-up (bounded below by 0)
+    get 0; the unbounded ones, and so the overall means, get NaN (never rewarded, left out of the
+    means); the flag says why. The other items keep their values."""
+    import math
+
+    from dialeval.fed.scales import scales
+
+    result = FEDScorer(tiny, mode=mode, batch_size=8).score(CONVERSATIONS, level="both")
+    assert result["flags"] == [[], [], [], ["empty"]]
+    described = scales()
+    for name in (n[: -len("_scores")] for n in result if n.endswith("_scores")):
+        value = result[f"{name}_scores"][3]
+        if described[name].low == 0.0:
+            assert value == 0.0, name
+        else:
+            assert math.isnan(value), name
+        assert not math.isnan(result[f"{name}_scores"][0]), name
+    assert result["turn_overall"] == pytest.approx(sum(result["turn_overall_scores"][:3]) / 3)
+

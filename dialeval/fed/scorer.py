@@ -46,8 +46,14 @@ tokenizers do (``" <|endoftext|> Hi"`` gives a lone space token and ``"ĠHi"``);
 tokenizer stripped them. (2) It had no truncation; here a prefix longer than the model window minus
 the longest FED follow-up is left-truncated, keeping its first token (``eos``) and its last tokens
 (the same cut for every quality and variant); the reference-mode loss then covers the kept tokens.
-(3) An empty last turn (an empty generation) is scored as its ``eos`` separator alone; empty earlier
-turns are errors.
+(3) An empty last turn (an empty generation) is run through the model as its ``eos`` separator
+alone; empty earlier turns are errors.
+
+Degenerate responses (:mod:`dialeval.core.degenerate`): when the last turn is empty or repetitive,
+every quality whose scale has a worst value (the qualities without positive follow-ups: 0) gets it
+and the others, unbounded log-likelihood differences with no worst value, get NaN, left out of
+means; the item's flag is in ``flags``. Scored as ``eos`` alone, an empty reply was rated more
+interesting, engaging and specific than the real one.
 """
 
 from __future__ import annotations
@@ -61,9 +67,11 @@ from tqdm.auto import tqdm
 
 from dialeval.core.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text
 from dialeval.core.options import check_choice, check_device, check_number, default_device
+from dialeval.core.degenerate import apply_policy, response_flags
 from dialeval.core.results import make_signature, mean, summarize
 from dialeval.core.text import check_texts
 from dialeval.fed.scales import FOLLOWUPS_PATH
+from dialeval.fed.scales import scales as fed_scales
 
 DEFAULT_MODEL = "microsoft/DialoGPT-large"
 MODES = ("paper", "conditional", "reference")
@@ -254,8 +262,11 @@ class FEDScorer:
                     values[f"{lv}_overall"] = mean(list(values.values()))
                     for name, value in values.items():
                         per_mode[m].setdefault(name, []).append(value)
+        flags = [response_flags(turns[-1]) for turns in convs]
+        scales = fed_scales()
         return {
-            m: summarize(per_mode[m], make_signature("fed", model=self.model_name, mode=m, level=level))
+            m: {**summarize(apply_policy(per_mode[m], flags, scales),
+                            make_signature("fed", model=self.model_name, mode=m, level=level)), "flags": flags}
             for m in modes
         }
 
