@@ -19,14 +19,17 @@ Input errors name the file and line (``in.jsonl:7: ...``).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from dialeval import registry
+from dialeval.core.degenerate import response_flags
 from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
+from dialeval.outputs import check_output_path, json_line
 from dialeval.shipped import shipped_dir
 from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
 from dialeval.core.tables import fmt, format_table
@@ -61,6 +64,20 @@ def _read_items(path: str | Path) -> tuple[list[dict], list[int]]:
     if not items:
         raise ValueError(f"{path}: no records (expected one JSON object per line)")
     return items, lines
+
+
+class Interrupted(Exception):
+    """Ctrl-C during ``dialeval score``: what was saved and how to go on (one line, no traceback)."""
+
+
+@contextlib.contextmanager
+def saved_on_interrupt(output: Path) -> Iterator[None]:
+    """Turn Ctrl-C into :class:`Interrupted` saying how many lines ``output`` holds."""
+    try:
+        yield
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: {completed_lines(output)} lines saved in {output}; "
+                          "rerun the same command to resume") from None
 
 
 def meta_path(output: Path) -> Path:
@@ -129,10 +146,11 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_number("--save-every", args.save_every, minimum=0)
     options = _parse_options(args.option)
     check_options(args.metric, options)
+    check_output_path(args.output)
     items, lines = _read_items(args.input)
     num_shards, index = _shard(args)
     shard = shard_range(len(items), num_shards, index)
-    output = Path(args.output) if num_shards == 1 else shard_path(args.output, index, num_shards)
+    output = Path(args.output) if num_shards == 1 else check_output_path(shard_path(args.output, index, num_shards))
     if args.overwrite:
         for path in (output, meta_path(output)):
             path.unlink(missing_ok=True)
@@ -142,7 +160,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     done, expected = _resume_point(output, settings, len(shard))
     _write_meta(output, settings, expected)
     run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
-    with open(output, "a", encoding="utf-8") as out, \
+    with open(output, "a", encoding="utf-8") as out, saved_on_interrupt(output), \
             tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
         chunks = score_chunks(args.metric, items, run_options, start=shard.start + done, stop=shard.stop,
                               max_chunk=args.chunk_size, save_every=args.save_every,
@@ -157,8 +175,9 @@ def cmd_score(args: argparse.Namespace) -> int:
                     "(another model or version); pass --overwrite to start again, or another --output")
             for k, item in enumerate(chunk):
                 scores = {name: values[k] for name, values in per_item.items()}
-                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores, "signature": signature}
-                out.write(json.dumps(record) + "\n")
+                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores,
+                          "flags": response_flags(item["response"]), "signature": signature}
+                out.write(json_line(record) + "\n")
             out.flush()
             bar.update(len(chunk))
     if args.json:
@@ -180,6 +199,8 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     dataset = f"{args.metric}-{args.aspect}" if args.aspect else args.dataset
     if not dataset:
         raise ValueError("benchmark needs --dataset (or --aspect for a metric with aspects)")
+    if args.save:
+        check_output_path(args.save)
     result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
     if args.save:
         Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -195,6 +216,8 @@ def _benchmark_all(args: argparse.Namespace) -> int:
         raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
+    folder = Path(args.output_dir)  # checked before an hour of scoring: an existing folder, or one to create
+    check_output_path(folder / "metaeval.json" if folder.is_dir() else folder)
     if args.readme:
         check_readme(args.readme)  # before the run, not after it
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
@@ -226,6 +249,9 @@ def _compare_options(pairs: Sequence[str], metrics: Sequence[str]) -> dict[str, 
 def cmd_compare(args: argparse.Namespace) -> int:
     from dialeval import compare
 
+    for given in (args.save, args.markdown, args.plot):
+        if given:
+            check_output_path(given)
     systems = compare.read_systems(args.systems, names=args.names, join=args.join)
     metrics = args.metric or ([systems.scored[systems.names[0]]["metric"]] if systems.kind == "scored" else [])
     if not metrics:
@@ -248,6 +274,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    check_output_path(args.output)
     total = merge_shards(args.output, args.shards or None)
     print(f"merged {total} items into {args.output}")
     return 0
@@ -405,8 +432,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
+    except Interrupted as e:
+        print(f"dialeval: {e}", file=sys.stderr)
+        return 130
+    except KeyboardInterrupt:
+        print("dialeval: interrupted", file=sys.stderr)
+        return 130
     except (ValueError, FileNotFoundError) as e:
         print(f"dialeval: error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a path the user gave: read-only, a directory, no space left, ...
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"dialeval: error: {where}{e.strerror or e}", file=sys.stderr)
         return 2
 
 

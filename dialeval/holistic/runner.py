@@ -69,11 +69,14 @@ def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> It
 @functools.lru_cache(maxsize=4)
 def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect: str, reduction: str | None,
                   queries: tuple[tuple[str, ...], ...], responses: tuple[str, ...]) -> float:
-    """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input)."""
+    """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
+    over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's)."""
+    from dialeval.core.degenerate import response_flags
     from dialeval.holistic.scorer import percentile_cutoff
 
+    kept = [i for i, r in enumerate(responses) if not response_flags(r)] or list(range(len(responses)))
     scorer = likelihood_scorer(model, batch_size, device)
-    return percentile_cutoff(scorer.raw(aspect, list(responses), list(queries), reduction))
+    return percentile_cutoff(scorer.raw(aspect, [responses[i] for i in kept], [queries[i] for i in kept], reduction))
 
 
 def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,

@@ -1,0 +1,82 @@
+"""CLI user errors end in one line, never a traceback, and are caught before any scoring
+(issue 23, items 4-5): output paths, Ctrl-C, strict JSON output with per-item flags."""
+
+import json
+
+import pytest
+
+from dialeval import runners
+from dialeval.cli import main
+
+ITEMS = [{"context": ["Hi"], "response": "Hello there, nice to see you.", "references": ["Hi!"]},
+         {"context": ["Hi"], "response": "", "references": ["Hi!"]}]
+
+
+def write_items(path, items=ITEMS):
+    path.write_text("".join(json.dumps(it) + "\n" for it in items), encoding="utf-8")
+    return path
+
+
+@pytest.fixture()
+def never_scored(monkeypatch):
+    """A runner that fails the test if the CLI scores anything before refusing the output."""
+    def runner(items, **options):
+        raise AssertionError("scored before the output path was checked")
+    monkeypatch.setitem(runners.RUNNERS, "multiref", runner)
+
+
+@pytest.mark.parametrize("output, message", [
+    ("{tmp}", "{tmp}: is a directory"),
+    ("{tmp}/missing/out.jsonl", "{tmp}/missing/out.jsonl: the folder {tmp}/missing does not exist"),
+])
+def test_score_refuses_a_bad_output_before_scoring(tmp_path, capsys, never_scored, output, message):
+    source = write_items(tmp_path / "in.jsonl")
+    given = output.format(tmp=tmp_path)
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", given]) == 2
+    err = capsys.readouterr().err
+    assert err == f"dialeval: error: {message.format(tmp=tmp_path)}; " + err.split("; ", 1)[1]
+    assert err.count("\n") == 1
+
+
+def test_ctrl_c_says_what_was_saved_in_one_line(tmp_path, capsys, monkeypatch):
+    calls = []
+
+    def interrupted_on_second_chunk(items, **options):
+        calls.append(len(items))
+        if len(calls) > 1:
+            raise KeyboardInterrupt
+        return {"x": [0.5] * len(items)}, "metric:fake"
+
+    monkeypatch.setitem(runners.RUNNERS, "multiref", interrupted_on_second_chunk)
+    source = write_items(tmp_path / "in.jsonl", ITEMS * 4)
+    out = tmp_path / "out.jsonl"
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(out),
+                 "--chunk-size", "4"]) == 130
+    err = capsys.readouterr().err.strip().splitlines()
+    assert err[-1] == f"dialeval: interrupted: 4 lines saved in {out}; rerun the same command to resume"
+    assert len(out.read_text().splitlines()) == 4
+
+
+def test_score_lines_are_strict_json_with_flags(tmp_path, monkeypatch):
+    monkeypatch.setitem(runners.RUNNERS, "multiref", lambda items, **o: (
+        {"x": [0.5, float("nan")]}, "metric:fake"))
+    source = write_items(tmp_path / "in.jsonl")
+    out = tmp_path / "out.jsonl"
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(out)]) == 0
+    lines = out.read_text().splitlines()
+    assert "NaN" not in out.read_text()
+    records = [json.loads(line) for line in lines]
+    assert [r["scores"]["x"] for r in records] == [0.5, None]
+    assert [r["flags"] for r in records] == [[], ["empty"]]
+
+
+def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
+    """A failure only the OS sees (a full disk, a read-only file system while writing): one line
+    naming the path, no traceback."""
+    def read_only(*args, **kwargs):
+        raise OSError(30, "Read-only file system", str(tmp_path / "out.jsonl"))
+
+    source = write_items(tmp_path / "in.jsonl")
+    monkeypatch.setattr("dialeval.cli._write_meta", read_only)
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
+    assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"
