@@ -109,7 +109,10 @@ def test_long_prefix_is_left_truncated_keeping_first_token(tiny):
     conts = [encode(tokenizer, c) for c in CONTINUATIONS]
     longest = max(map(len, conts))
     kept = prefix[:1] + prefix[len(prefix) - (window - longest) + 1 :]
-    results = LMScorer(model, tokenizer).continuation_logprobs(prefix, conts)
+    cut = len(prefix) - len(kept)
+    with pytest.warns(UserWarning, match=f"window is {window} tokens: 0 token\\(s\\) cut from the end of the "
+                                         f"scored text\\(s\\), {cut} from the start of the context"):
+        results = LMScorer(model, tokenizer).continuation_logprobs(prefix, conts)
     for c, (lp, n) in zip(conts, results):
         assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= 1e-4
 
@@ -120,9 +123,11 @@ def test_overlong_continuation_and_sequence_are_right_truncated(tiny):
     long_ids = encode(tokenizer, " That makes sense!" * 40)
     assert len(long_ids) > window
     scorer = LMScorer(model, tokenizer)
-    (lp, n), = scorer.continuation_logprobs([tokenizer.eos_token_id], [long_ids])
+    with pytest.warns(UserWarning, match=f"{len(long_ids) - (window - 1)} token\\(s\\) cut from the end"):
+        (lp, n), = scorer.continuation_logprobs([tokenizer.eos_token_id], [long_ids])
     assert n == window - 1 and math.isfinite(lp)
-    (lp, n), = scorer.sequence_logprobs([long_ids])
+    with pytest.warns(UserWarning, match=f"{len(long_ids) - window} token\\(s\\) cut from the end"):
+        (lp, n), = scorer.sequence_logprobs([long_ids])
     assert n == window - 1 and per_token_close(lp, plain_logprob(model, long_ids[:window]), n)
 
 

@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import os
 import shutil
+import warnings
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -268,7 +269,12 @@ class LMScorer:
 
         A sequence longer than ``max_length`` keeps its first ``max_length`` tokens.
         """
-        seqs = [list(s)[: self.max_length] for s in self._check_ids(sequences, "sequences")]
+        given = self._check_ids(sequences, "sequences")
+        seqs = [list(s)[: self.max_length] for s in given]
+        cut = sum(len(s) - len(kept) for s, kept in zip(given, seqs))
+        if cut:
+            warnings.warn(f"the LM's window is {self.max_length} tokens: {cut} token(s) cut from the end of "
+                          "the scored text(s)", stacklevel=2)
         return self._batch_logprobs(seqs, [1] * len(seqs), progress)
 
     @torch.no_grad()
@@ -306,10 +312,16 @@ class LMScorer:
         if not prefix:
             raise ValueError("prefix_ids is empty: it needs at least one token (e.g. BOS/EOS)")
         limit = self.max_length
-        conts = [list(c)[: limit - 1] for c in self._check_ids(continuations, "continuations")]
+        given = self._check_ids(continuations, "continuations")
+        conts = [list(c)[: limit - 1] for c in given]
         room = limit - max(len(c) for c in conts)
-        if len(prefix) > room:
+        cut_prefix = max(0, len(prefix) - room)
+        if cut_prefix:
             prefix = prefix[:1] + prefix[len(prefix) - room + 1 :]
+        cut_continuations = sum(len(c) - len(kept) for c, kept in zip(given, conts))
+        if cut_prefix or cut_continuations:
+            warnings.warn(f"the LM's window is {limit} tokens: {cut_continuations} token(s) cut from the end of the "
+                          f"scored text(s), {cut_prefix} from the start of the context before them", stacklevel=3)
         return prefix, conts
 
     def _batches(self, seqs: list[list[int]], progress: bool = False) -> Any:
