@@ -6,6 +6,10 @@ non-list or an entry of the wrong type (an int turn, a dict query) is a ``ValueE
 input and the index, where evaluate would say "call add or add_batch" or fail inside ``datasets``.
 A call that gives none of the inputs goes on to evaluate unchanged, so ``add_batch(...)`` then
 ``compute()`` still works.
+
+Module scripts import this module, not the class (``import dialeval.metric_base``; ``class
+Fed(dialeval.metric_base.CheckedMetric)``): evaluate takes the first Metric subclass it finds in a
+script's namespace as the module's class, and an imported ``CheckedMetric`` would come first.
 """
 
 from __future__ import annotations
@@ -21,6 +25,8 @@ class CheckedMetric(evaluate.Metric):
     """:class:`evaluate.Metric` with its inputs checked first (module docstring)."""
 
     def compute(self, **kwargs: Any) -> dict | None:
+        """Compute the module's scores after checking the inputs given (module docstring). Inputs:
+        """
         if any(name in kwargs for name in self._feature_names()):
             check_module_inputs(self.features, kwargs)
         return super().compute(**kwargs)

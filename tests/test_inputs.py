@@ -30,3 +30,17 @@ def test_bad_inputs_are_named(features, given, message):
 def test_good_inputs_pass():
     check_module_inputs(MULTIREF, {"predictions": ["ok", ""], "references": [["a", "b"], "c"]})
     check_module_inputs(FED, {"conversations": [["Hi", ""]], "level": "turn"})
+
+
+@pytest.mark.parametrize("name, config, given, message", [
+    ("multiref", None, {"predictions": None, "references": ["a"]}, "predictions is None"),
+    ("fed", None, {"conversations": None}, "conversations is None"),
+    ("fed", None, {"conversations": [["Hi", 7]]}, r"conversations\[0\]\[1\] must be a string, not int"),
+    ("holistic", "coherence", {"queries": [{"q": 1}], "responses": ["ok"]}, r"queries\[0\] must be a string or a list of strings, not dict"),
+])
+def test_modules_refuse_wrong_types_by_name_before_evaluate(name, config, given, message):
+    """The check runs before any model loads, so this is cheap for every module."""
+    import dialeval
+
+    with pytest.raises(ValueError, match=message):
+        dialeval.load(name, config).compute(**given)
