@@ -37,6 +37,7 @@ def test_good_inputs_pass():
     ("fed", None, {"conversations": None}, "conversations is None"),
     ("fed", None, {"conversations": [["Hi", 7]]}, r"conversations\[0\]\[1\] must be a string, not int"),
     ("holistic", "coherence", {"queries": [{"q": 1}], "responses": ["ok"]}, r"queries\[0\] must be a string or a list of strings, not dict"),
+    ("ssrem", None, {"contexts": [["hi"]], "responses": None, "references": ["x"]}, "responses is None"),
 ])
 def test_modules_refuse_wrong_types_by_name_before_evaluate(name, config, given, message):
     """The check runs before any model loads, so this is cheap for every module."""

@@ -153,8 +153,9 @@ def test_tiny_training_saves_a_loadable_classifier(tmp_path):
     base = tiny_bert(tmp_path / "base", id2label=None, classifier=False)
     out = train_nli.main([
         "--tiny", "--base", str(base), "--output", str(tmp_path / "out"), "--batch-size", "4",
-        "--max-length", "32", "--threads", "1", "--device", "cpu",
+        "--max-length", "32", "--threads", "1", "--device", "cpu", "--frozen-layers", "1",
     ])
+    assert not (out / ".cache-layer1.pt").exists()  # the cache of layer outputs is removed at the end
     report = json.loads((out / "dialeval_training.json").read_text())
     assert report["step"] == 3 and len(report["losses"]) == 3 and report["steps_per_minute"] > 0
     assert report["train_pairs"] == {s: 8 for s in NLI_SOURCES}
@@ -172,3 +173,48 @@ def test_tiny_training_saves_a_loadable_classifier(tmp_path):
     tiny_bert(base, id2label=None, classifier=False, seed=1)
     with pytest.raises(hub.BaseMismatchError, match=hub.read_base(out).tensor_hash):
         NLIScorer(str(out), device="cpu")
+
+
+def test_cached_lower_layers_give_the_full_models_logits(tmp_path):
+    """--frozen-layers K: LoRA only above layer K, whose cached outputs give the full forward's logits."""
+    import argparse
+
+    import torch
+    from transformers import AutoTokenizer
+
+    from dialeval.core.nli import classifier_from_encoder, encode_pairs
+
+    base = tiny_bert(tmp_path / "base", id2label=None, classifier=False)
+    model = classifier_from_encoder(base, dict(enumerate(NLI_LABELS)))
+    args = argparse.Namespace(frozen_layers=1, lora_r=4, lora_alpha=8, lora_dropout=0.0)
+    model = train_nli.wrap_lora_top(model, args).eval()
+    with torch.no_grad():  # a non-zero adapter, so the check covers the LoRA path too
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.5)
+    lora = sorted({n.split(".lora_")[0] for n, _ in model.named_parameters() if "lora_A" in n})
+    assert lora and all(".layer.1." in n or "pooler" in n for n in lora)  # nothing in layer 0
+    assert any("pooler" in n for n in lora)
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    features = encode_pairs(tokenizer, PREMISES, HYPOTHESES, 32)
+    cached = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=3)
+    with torch.no_grad():
+        full = model(**tokenizer.pad(features, return_tensors="pt")).logits
+        short = train_nli.top_logits(model, cached, 1)
+    assert torch.allclose(full, short, atol=2e-2)  # float16 cache
+    assert cached[0].dtype == torch.float16 and cached[0].shape == (len(features[0]["input_ids"]), 32)
+    with pytest.raises(ValueError, match="frozen-layers"):
+        train_nli.wrap_lora_top(classifier_from_encoder(base, dict(enumerate(NLI_LABELS))),
+                                argparse.Namespace(frozen_layers=2, lora_r=4, lora_alpha=8, lora_dropout=0.0))
+
+
+def test_bundled_nli_labels_an_obvious_contradiction():
+    """The bundled dialeval/minilm-nli (loads offline, no options): pinned probabilities."""
+    scorer = NLIScorer("minilm-nli", device="cpu")
+    assert scorer.model_name == "minilm-nli@666d0802b62a" and scorer.labels == list(NLI_LABELS)
+    premises = ["A woman is sleeping.", "I have two dogs and a cat.", "The shop opens at nine."]
+    hypotheses = ["The woman is running in a race.", "I do not have any pets.", "The shop opens at nine."]
+    probs = scorer.probs(premises, hypotheses)
+    assert [max(p, key=p.get) for p in probs] == ["contradiction", "contradiction", "entailment"]
+    assert [p["contradiction"] for p in probs] == pytest.approx([0.96740, 0.75332, 0.02217], abs=2e-4)
+    assert probs[2]["entailment"] == pytest.approx(0.96243, abs=2e-4)

@@ -110,7 +110,7 @@ def test_pinned_entries():
     assert describe("holistic", "consistency_pairs").direction_text() == "no direction (a count)"
     assert describe("grade", "grade").range_text() == "0 to 1"
     assert (describe("ssrem", "ssrem").range_text(), describe("ssrem", "ssrem").raw) == ("0 to 1", False)
-    assert (describe("ssrem", "ssrem_f").range_text(), describe("ssrem", "ssrem_f").raw) == ("-1 to 1", True)
+    assert (describe("ssrem", "ssrem_f").range_text(), describe("ssrem", "ssrem_f").raw) == ("unbounded", True)
     assert describe("multiref", "bleu4").direction_text() == "higher = better"
 
 

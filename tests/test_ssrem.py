@@ -78,6 +78,40 @@ def test_candidates_avoid_duplicates_and_random_mode_draws_only_random(sampler):
     assert sampler.context(a1, 1) == ["b0 hi"]
 
 
+def test_pool_level_sizes_and_the_min_tokens_rule():
+    """Level sizes on the tiny corpus, all texts (min_tokens=0) and only texts of >= 3 word tokens."""
+    everything = ssrem.NegativeSampler(CORPUS)
+    a1, c0, b1 = uid(everything, "a1"), uid(everything, "c0"), uid(everything, "b1")
+    assert everything.level_sizes(a1) == {"SC": 1, "SP": 2, "SS": 2, "RN": 5}
+    assert everything.level_sizes(c0) == {"SC": 0, "SP": 0, "SS": 0, "RN": 10}
+    assert everything.level_sizes(b1) == {"SC": 1, "SP": 2, "SS": 0, "RN": 7}
+    # >= 3 word tokens keeps a0 hello there, a1 how are you, a2 good morning, a3 hey stranger,
+    # a4 a friend, a5 welcome back, b1 fine thanks, b3 back again, c0 who are you (not b0 hi, b2 morning)
+    content = ssrem.NegativeSampler(CORPUS, min_tokens=3)
+    assert len(content.utterances) == 11  # every utterance is still a target
+    assert content.level_sizes(a1) == {"SC": 1, "SP": 2, "SS": 2, "RN": 3}
+    assert texts(content, content.pool("RN", a1)) == ["b1", "b3", "c0"]
+    assert content.level_sizes(b1) == {"SC": 0, "SP": 1, "SS": 0, "RN": 7}
+    assert [ssrem.word_count(t) for t in ("b0 hi", "ok , fine !", "a b c")] == [2, 2, 3]
+
+
+def test_g_takes_the_best_of_several_references():
+    stub = type("Stub", (), {"g_vectors": TOY})()
+    g = ssrem.SSREMScorer.g(stub, ["a b", "a b", "a b"], [["c d"], ["c d", "a b", "zzz"], ["zzz", "c d"]], "wms")
+    assert g == pytest.approx([math.exp(-1), 1.0, math.exp(-1)])  # the max, not the mean (would be 0.456)
+
+
+def test_bootstrap_interval_and_parameter_cosine():
+    low, high = ssrem.bootstrap_ci([0.0, 1.0] * 50, resamples=1000, seed=0)
+    assert low < 0.5 < high and high - low == pytest.approx(0.2, abs=0.03)  # ~ 2 * 1.96 * 0.05
+    assert ssrem.bootstrap_ci([1.0, 1.0, 1.0]) == (1.0, 1.0)
+    a, b = ssrem.bilinear_module(2), ssrem.bilinear_module(2)
+    with torch.no_grad():
+        a.M.copy_(torch.tensor([[1.0, 0.0], [0.0, 0.0]]))
+        b.M.copy_(torch.tensor([[1.0, 1.0], [0.0, 0.0]]))
+    assert ssrem.parameter_cosine(a, b) == pytest.approx(1 / math.sqrt(2))
+
+
 def test_split_is_by_conversation_and_stable():
     parts = ssrem.split_corpus(CORPUS)
     assert sum(len(v) for v in parts.values()) == 4
@@ -89,7 +123,7 @@ def test_f_loss_and_h_formulas():
     with torch.no_grad():
         module.M.copy_(torch.eye(2))
     scores = module(torch.tensor([[1.0, 0.0]]), torch.tensor([[[1.0, 0.0], [0.0, 1.0], [2.0, 5.0]]]))
-    assert scores[0].tolist() == pytest.approx([math.tanh(1), 0.0, math.tanh(2)])
+    assert scores[0].tolist() == pytest.approx([1.0, 0.0, 2.0])  # the bilinear form itself, no tanh
     loss = ssrem.candidate_loss(torch.tensor([[1.0, 0.0, 0.0]]))
     assert loss.item() == pytest.approx(math.log(1 + 2 / math.e))
     h = ssrem.combine([-1.0, 0.0, 1.0], [0.2, 0.6, 0.4], (-1.0, 1.0), (0.2, 0.6))
@@ -159,13 +193,17 @@ def test_tiny_training_lowers_the_loss_and_round_trips(tmp_path, monkeypatch):
     config = json.loads((out / ssrem.CONFIG_FILE).read_text())
     assert config["negatives"] == "speaker" and config["dim"] == 50 and len(config["minmax"]["f"]) == 2
 
-    # save/load round trip: the scorer reproduces tanh(v(c)^T M v(r)) with the saved M
+    # save/load round trip: the scorer reproduces v(c)^T M v(r) with the saved M and centre
     scorer = ssrem.SSREMScorer(out)
     M = ssrem.load_module(out).M.detach().numpy()
     assert np.abs(M).sum() > 0
     context, response = ["i like pizza and cheese", "me too"], "i like soup"
     v = scorer.encoder.encode([" ".join(context), response])
-    assert scorer.f([context], [response])[0] == pytest.approx(math.tanh(v[0] @ M @ v[1]), abs=1e-5)
+    assert scorer.f([context], [response])[0] == pytest.approx(float(v[0] @ M @ v[1]), abs=1e-5)
+    center = np.asarray(config["center"], dtype=np.float32)  # v is the GloVe average minus the centre
+    raw = ssrem.make_encoder(None).encode([response])[0]
+    assert v[1] == pytest.approx(raw - center, abs=1e-6) and scorer.encoder.name == "glove-6b-50d-centered"
+    assert config["min_tokens"] == 3
     result = scorer.score([context], [response], ["i like bread"], scaling="model")
     f_lo, f_hi = config["minmax"]["f"]
     g_lo, g_hi = config["minmax"]["g"]["sms"]
@@ -200,8 +238,7 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
         ssrem.SSREMScorer(tmp_path / "nowhere")
     with pytest.raises(ValueError, match="contexts has 1 items but there are 2 responses"):
         ssrem.check_inputs([["hi"]], ["a", "b"], ["x", "y"])
-    with pytest.raises(ValueError, match=r"responses\[1\] is an empty string"):
-        ssrem.check_inputs([["hi"], ["ho"]], ["a", " "], ["x", "y"])
+    assert ssrem.check_inputs([["hi"], ["ho"]], ["a", " "], ["x", "y"])[1] == ["a", " "]  # a generation may be empty
     with pytest.raises(ValueError, match=r"references\[0\] is an empty list"):
         ssrem.check_inputs([["hi"]], ["a"], [[]])
     with pytest.raises(ValueError, match=r"contexts\[0\]\[1\] is None"):
@@ -212,16 +249,31 @@ def test_bundled_model_scores_through_the_evaluate_module():
     import dialeval
 
     module = dialeval.load("ssrem")
-    contexts = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 2
-    result = module.compute(contexts=contexts, responses=["That sounds good! Have you seen Thor?", "Enjoy your concert"],
-                            references=["Yeah let's go to the theater"] * 2)
-    assert "model:dialeval/ssrem-chitchat@" in result["signature"] and "scaling:model" in result["signature"]
-    assert all(0.0 <= s <= 1.0 for s in result["ssrem_scores"]) and len(result["ssrem_f_scores"]) == 2
-    assert all(-1.0 <= f <= 1.0 for f in result["ssrem_f_scores"])
+    contexts = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 3
+    responses = ["That sounds good! Have you seen Thor?", "Enjoy your concert", "I like the weather"]
+    references = ["Yeah let's go to the theater"] * 3
+    result = module.compute(contexts=contexts, responses=responses, references=references)  # default: "model"
+    assert "model:dialeval/ssrem-chitchat@a6a75f3b7e22" in result["signature"]
+    assert "scaling:model" in result["signature"] and "enc:glove-6b-50d-centered" in result["signature"]
+    # the bundled weights' f (no tanh: 2.55 is outside [-1, 1]) and g, then h with the stored constants
+    f = [-0.6293687, 2.5457423, 0.3313795]
+    g = [0.1271644, 0.0832529, 0.1480139]
+    assert result["ssrem_f_scores"] == pytest.approx(f, abs=1e-5)
+    assert result["ssrem_g_scores"] == pytest.approx(g, abs=1e-6)
+    assert (result["ssrem_f_min"], result["ssrem_f_max"]) == pytest.approx((-1.2298214, 1.8316702), abs=1e-6)
+    assert result["ssrem_scores"] == pytest.approx([0.2615339, 0.6066039, 0.4454420], abs=1e-5)
+    assert result["ssrem_scores"][1] == pytest.approx((1.0 + (g[1] - result["ssrem_g_min"]) / (
+        result["ssrem_g_max"] - result["ssrem_g_min"])) / 2, abs=1e-5)  # f above the 99th percentile: clipped to 1
+    # the paper's min-max over the scored set: item 0 has the lowest f, item 1 the highest f and lowest g
+    by_set = module.compute(contexts=contexts, responses=responses, references=references, scaling="set")
+    assert "scaling:set" in by_set["signature"]
+    assert by_set["ssrem_scores"] == pytest.approx(
+        [(0.0 + (g[0] - g[1]) / (g[2] - g[1])) / 2, 0.5, ((f[2] - f[0]) / (f[1] - f[0]) + 1.0) / 2], abs=1e-5)
+    assert by_set["ssrem_scores"] == pytest.approx([0.3390278, 0.5, 0.6512936], abs=1e-5)
     with pytest.raises(ValueError, match="scaling must be one of"):
-        module.compute(contexts=contexts, responses=["a", "b"], references=["c", "d"], scaling="zscore")
+        module.compute(contexts=contexts[:2], responses=["a", "b"], references=["c", "d"], scaling="zscore")
     with pytest.raises(ValueError, match="unknown option"):
-        module.compute(contexts=contexts, responses=["a", "b"], references=["c", "d"], modle="x")
+        module.compute(contexts=contexts[:2], responses=["a", "b"], references=["c", "d"], modle="x")
     from dialeval.runners import get_runner
 
     per_item, signature = get_runner("ssrem")([{"context": contexts[0], "response": "ok", "references": ["fine"]}])
@@ -247,3 +299,27 @@ def test_both_earth_movers_backends_agree():
         pot = ssrem.earth_movers_distance(a / a.sum(), b / b.sum(), cost, backend="pot")
         scipy = ssrem.earth_movers_distance(a / a.sum(), b / b.sum(), cost, backend="scipy")
         assert pot == pytest.approx(scipy, abs=1e-9) and pot > 0
+
+
+def test_degenerate_and_unknown_responses_get_the_worst_scores_and_flags():
+    """Degenerate-response policy: "" and a sentence said 50 times get h = 0, f = NaN (unbounded,
+    no worst value), g = 0; a response with no word in the vectors (it got 0.25) is flagged too. A
+    'set' scaling's min-max leaves them out, so the plain replies keep their scores."""
+    import math
+
+    import dialeval
+
+    module = dialeval.load("ssrem")
+    responses = ["Yes, mostly novels. I read one every week.", "", " ".join(["I like it."] * 50), "zxqvbt blorptf",
+                 "Not really, I prefer films."]
+    inputs = dict(contexts=[["Do you like books?"]] * 5, responses=responses, references=["I love reading novels."] * 5)
+    out = module.compute(**inputs)
+    assert out["flags"] == [[], ["empty"], ["repetitive"], ["unknown_words"], []]
+    assert out["ssrem_scores"][1:4] == [0.0, 0.0, 0.0] and out["ssrem_g_scores"][1:4] == [0.0, 0.0, 0.0]
+    assert all(math.isnan(v) for v in out["ssrem_f_scores"][1:4])
+    assert min(out["ssrem_scores"][0], out["ssrem_scores"][4]) > 0.0
+    plain = module.compute(contexts=[["Do you like books?"]] * 2, responses=[responses[0], responses[4]],
+                           references=["I love reading novels."] * 2, scaling="set")
+    by_set = module.compute(**inputs, scaling="set")
+    assert [by_set["ssrem_scores"][0], by_set["ssrem_scores"][4]] == pytest.approx(plain["ssrem_scores"])
+

@@ -13,11 +13,13 @@ from dialeval.holistic.runner import run_holistic
 ASPECTS = ("coherence", "fluency", "consistency")
 LM, NLI = "dialeval/smollm2-dailydialog", "dialeval/minilm-nli"
 LM_BUILD = "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
-NLI_BUILD = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 25"
-# (set, sub-score) -> (table of Pang et al., row) whose turn-level Spearman is comparable
+NLI_BUILD = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 45"
+# (set, sub-score) -> (table of Pang et al., row) whose turn-level Spearman is comparable. The
+# consistency set pools the augmented CTG and WS items, for which Table 8 reports 0.66 and 0.64
+# separately (the benchmark prints each beside its row); no published cell covers the pooled 200
+# items, and Table 8's un-augmented "Baseline Dataset" row (0.27) has no released data: no cell.
 PAPER_CELLS = {("holistic-coherence", "coherence"): ("table3", "GPT-2 w/ Fine-tune"),
-               ("holistic-fluency", "fluency"): ("table4", "GPT-2 w/ Fine-tune"),
-               ("holistic-consistency", "consistency"): ("table8", "Baseline Dataset")}
+               ("holistic-fluency", "fluency"): ("table4", "GPT-2 w/ Fine-tune")}
 _QUERIES = [q for q, _ in SAMPLE_PAIRS]
 _RESPONSES = [r for _, r in SAMPLE_PAIRS]
 
@@ -31,7 +33,7 @@ def _judgments(aspect: str):
 
 
 def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
-    """The fine-tuned GPT-2 row of Tables 3 / 4, the baseline row of Table 8."""
+    """The fine-tuned GPT-2 row of Tables 3 / 4; none for consistency (see :data:`PAPER_CELLS`)."""
     if metric != "holistic" or (set_name, sub) not in PAPER_CELLS:
         return None
     table_id, row = PAPER_CELLS[(set_name, sub)]
@@ -97,8 +99,9 @@ SPEC = MetricSpec(
             title="MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
             summary=(
                 "The offline NLI classifier of dialeval's holistic consistency (Pang et al. 2020 use "
-                "roberta-large-mnli): the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter "
-                "and a 3-way head (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, "
+                "roberta-large-mnli): the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter on "
+                "its top 3 layers (the lower 3 unchanged) and a 3-way head (entailment, neutral, "
+                "contradiction) trained on MNLI-m dev, SNLI dev, "
                 "ANLI test and SICK pairs, 10% of each source's premises held out."
             ),
             used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` (offline default)",

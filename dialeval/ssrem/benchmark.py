@@ -1,14 +1,16 @@
 """Bak & Oh 2020: Table 4 (SSREM and baselines vs. human scores) and Section 6 (held-out negatives).
 
 * :func:`table4`: on a human-judgment set with references, Spearman and Pearson of SSREM (``h``,
-  min-max over the set, Section 3.4), RSREM (the random-negative ablation), SSREM's ``f`` and ``g``
+  Section 3.4, with the same scaling as the module and the CLI: the checkpoint's stored min-max
+  constants, ``scaling="model"``; ``scaling="set"`` gives the paper's min-max over the set), RSREM (the random-negative ablation), SSREM's ``f`` and ``g``
   alone, and BLEU-4 / ROUGE-L / embedding average (``dialeval.multiref.scorer``, single reference as the
   paper), beside the paper's Table 4 (its Twitter corpus; the sets here are others). Sets:
   ``multiref-mturk`` (Gupta et al. 2019, 500 responses, the original reply as reference) and GRADE's
   ``convai2`` (600), ``dailydialog`` (300), ``empatheticdialogues`` (300) (Huang et al. 2020).
 * :func:`heldout`: Section 6 on the test 10 % of the training corpus: mean ``f`` of the true
-  response vs. each negative type, SSREM vs. RSREM, 95 % CIs, and the cosine of each negative type
-  with the true response beside the paper's Table 2.
+  response vs. each negative type, SSREM vs. RSREM, bootstrap 95 % intervals, the paired difference
+  SSREM - RSREM of ``P(f(true) > f(negative))``, the cosine between their ``M``, and the cosine of
+  each negative type with the true response beside the paper's Table 2.
 """
 
 from __future__ import annotations
@@ -37,7 +39,7 @@ def load_set(dataset: str) -> list[JudgmentItem]:
 
 
 def table4(dataset: str, model: str | None = None, ablation: str | None = None, mover: str = "sms",
-           scaling: str = "set", word_vectors: str | None = None) -> dict[str, Any]:
+           scaling: str = "model", word_vectors: str | None = None) -> dict[str, Any]:
     """One set in the layout of Bak & Oh (2020) Table 4."""
     from dialeval.multiref.runner import run_multiref
     from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation
@@ -59,6 +61,7 @@ def table4(dataset: str, model: str | None = None, ablation: str | None = None, 
     rows["SSREM g (reference)"] = scored["SSREM"]["ssrem_g_scores"]
     return {
         "dataset": dataset, "metric": "ssrem", "n": len(items), "signatures": signatures,
+        "scaling": scaling,
         "rows": correlate_all(rows, [it.score for it in items]),
         "paper": paper.table("bak2020_ssrem", "table4"),
     }
@@ -106,21 +109,73 @@ def format_table4_rows(result: dict[str, Any]) -> str:
 def heldout(model: str | None = None, ablation: str | None = None, limit: int | None = None,
             split: str = "test") -> dict[str, Any]:
     """Section 6 for SSREM and RSREM on the held-out split of the corpus named in the checkpoint."""
-    from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation, heldout_negatives, load_corpus
+    from dialeval.ssrem.scorer import (
+        DEFAULT_MODEL, SSREMScorer, default_ablation, heldout_compare, heldout_negatives, load_corpus,
+    )
 
     out: dict[str, Any] = {"dataset": "ssrem-heldout", "metric": "ssrem", "split": split}
+    scorers = {}
     for name, folder in (("ssrem", model or DEFAULT_MODEL), ("rsrem", ablation or default_ablation())):
         if folder is None:
             continue
-        scorer = SSREMScorer(folder)
-        out[name] = heldout_negatives(scorer, load_corpus(scorer.config["corpus"]), split, limit=limit)
+        scorers[name] = scorer = SSREMScorer(folder)
+        corpus = load_corpus(scorer.config["corpus"])
+        # both on the pairs of SSREM's pools (its min_tokens), so the rows compare like with like
+        out[name] = heldout_negatives(scorer, corpus, split, limit=limit,
+                                      min_tokens=int(scorers["ssrem"].config.get("min_tokens", 0)))
         out[f"signature_{name}"] = scorer.model_name
+    if len(scorers) == 2:
+        out["ssrem_minus_rsrem"] = heldout_compare(scorers["ssrem"], scorers["rsrem"], corpus, split, limit=limit)
     out["paper"] = paper.table("bak2020_ssrem", "table2")
     return out
 
 
 def _with_ci(stat: dict | None, digits: int = 4) -> str:
+    if stat and stat["n"] and "low" in stat:  # bootstrap interval
+        return f"{fmt(stat['mean'])} [{fmt(stat['low'])}, {fmt(stat['high'])}]"
     return f"{fmt(stat['mean'])} ± {fmt(stat['ci95'], digits)}" if stat and stat["n"] else "n/a"
+
+
+def gradient_line(result: dict[str, Any], key: str = "similarity") -> str:
+    """The held-out difficulty gradient: levels in Table 2's order joined by ``>`` when the bootstrap
+    intervals do not overlap, by ``~`` when they do."""
+    stats = (result.get("ssrem") or {}).get(key) or {}
+    kinds = [k for k in TABLE2_COLUMNS if k in stats and "low" in stats[k]]
+    if not kinds:
+        return ""
+    text = kinds[0]
+    for before, after in zip(kinds, kinds[1:]):
+        text += (" > " if stats[before]["low"] > stats[after]["high"] else " ~ ") + after
+    return text
+
+
+def verdict(result: dict[str, Any]) -> str:
+    """The paper's claim (SSREM > RSREM) tested on the paired held-out differences."""
+    cmp = result.get("ssrem_minus_rsrem")
+    if not cmp:
+        return "RSREM not available: the claim SSREM > RSREM is not tested."
+    better = [k for k, d in cmp["difference"].items() if d["low"] > 0]
+    worse = [k for k, d in cmp["difference"].items() if d["high"] < 0]
+    if better and not worse:
+        return f"The paper's claim SSREM > RSREM holds here for {', '.join(better)} (paired intervals above 0)."
+    if not better and not worse:
+        return ("The paper's claim SSREM > RSREM is not supported here: for every negative level the paired "
+                "95 % interval of SSREM - RSREM contains 0 "
+                f"(their M matrices have cosine {cmp['parameter_cosine']:.3f}).")
+    return f"Mixed: SSREM better for {better or 'none'}, RSREM better for {worse or 'none'}."
+
+
+def compare_lines(result: dict[str, Any]) -> list[str]:
+    """The paired SSREM - RSREM differences and the parameter cosine, one line each."""
+    cmp = result.get("ssrem_minus_rsrem")
+    if not cmp:
+        return ["RSREM not available: no comparison."]
+    parts = []
+    for kind, d in cmp["difference"].items():
+        verdict = "SSREM better" if d["low"] > 0 else "RSREM better" if d["high"] < 0 else "no difference"
+        parts.append(f"{kind} {d['mean']:+.4f} [{d['low']:+.4f}, {d['high']:+.4f}] ({verdict})")
+    return [f"SSREM - RSREM, P(f(GT) > f(negative)), paired bootstrap 95 % interval: " + "; ".join(parts),
+            f"cosine between the SSREM and RSREM M matrices: {cmp['parameter_cosine']:.3f}"]
 
 
 def _heldout_cells(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
@@ -136,6 +191,7 @@ def _heldout_cells(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
             row += [_with_ci(f), _with_ci(win, 3) if win else ""]
         main = result.get("ssrem") or {"similarity": {}, "f": {}}
         row.append(_with_ci(main["similarity"].get(kind)) if kind != "GT" else "")
+        row.append(_with_ci(main.get("similarity_raw", {}).get(kind)) if kind != "GT" else "")
         row.append(str(main["f"][kind]["n"]) if kind in main["f"] else "")
         if kind in TABLE2_COLUMNS:
             i = columns.index(f"{TABLE2_COLUMNS[kind]}_mean")
@@ -143,18 +199,26 @@ def _heldout_cells(result: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
         else:
             row.append("")
         rows.append(row)
-    headers = ["candidate", "SSREM mean f", "P(f(GT) > f)", "RSREM mean f", "P(f(GT) > f)",
-               "cos(v, v(GT))", "n", "paper Table 2 similarity"]
+    headers = ["candidate", "SSREM mean f", "P(f(GT) > f) [95 % bootstrap]", "RSREM mean f",
+               "P(f(GT) > f) [95 % bootstrap]", "cos(v, v(GT)) [95 % bootstrap]", "raw average cos [95 % bootstrap]", "n",
+               "paper Table 2 similarity"]
     return headers, rows
 
 
 def format_heldout(result: dict[str, Any]) -> str:
     headers, rows = _heldout_cells(result)
-    pairs = (result.get("ssrem") or {}).get("pairs")
+    main = result.get("ssrem") or {}
     return "\n".join([
         (f"Section 6: f of the true response (GT) vs. speaker-sensitive negatives on the held-out "
-         f"{result['split']} split ({pairs} pairs; 95 % CI; one negative of each type per pair, own pool only)"),
+         f"{result['split']} split ({main.get('pairs')} pairs; mean f with its normal 95 % CI; one negative of "
+         f"each type per pair, own pool only, pools of utterances with >= {main.get('min_tokens', 0)} words; "
+         f"cosine with encoder {main.get('encoder', 'n/a')})"),
         format_table(headers, rows),
+        f"difficulty gradient (cosine with the true response, {main.get('encoder', 'n/a')}; '>' intervals apart, "
+        f"'~' overlapping): {gradient_line(result)}; raw average: {gradient_line(result, 'similarity_raw')}; "
+        "paper Table 2: SC > SP > SS > RN",
+        *compare_lines(result),
+        verdict(result),
         *[f"{k[len('signature_'):]}: {v}" for k, v in result.items() if k.startswith("signature_")],
         (f"paper: {paper.source('bak2020_ssrem', 'table2')} (mean similarity of the sets on Twitter, GloVe "
          "Twitter 200d; its CI digits are reconstructed)"),

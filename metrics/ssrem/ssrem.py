@@ -6,9 +6,11 @@ A thin wrapper: the implementation is ``dialeval.ssrem.scorer``; the weights are
 
 import datasets
 import evaluate
+import dialeval.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.core.options import check_known
 from dialeval.ssrem.scorer import DEFAULT_MODEL
+from dialeval.ssrem.scorer import DEFAULT_SCALING
 from dialeval.ssrem.scorer import SSREMScorer
 from dialeval.ssrem.scorer import check_inputs
 
@@ -26,11 +28,12 @@ _CITATION = """\
 
 _DESCRIPTION = """\
 SSREM scores a response from its context and a reference response: the mean of
-f(c, r) = tanh(v(c)^T M v(r)), a context-response model trained to pick the true response among
+f(c, r) = v(c)^T M v(r), a context-response model trained to pick the true response among
 speaker-sensitive negatives (the same speaker's other utterances in the same conversation, with the
 same partner, elsewhere, and random ones), and g, a word-vector mover's similarity with the
-reference, each min-max scaled to [0, 1]. v is the GloVe 6B 50d average (or MiniLM-L6); the
-bundled weights were trained on the chit-chat corpus (PyPI chitchat-dataset).
+reference, each min-max scaled to [0, 1] with the constants stored with the model. v is the GloVe
+6B 50d average, centred on the training utterances' mean (or MiniLM-L6); the bundled weights were
+trained on the chit-chat corpus (PyPI chitchat-dataset).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -39,15 +42,20 @@ Args:
     responses (list of str): the responses to score.
     references (list of str, or list of list of str): reference response(s); g takes the best.
     model (str, optional): a checkpoint folder or "dialeval/ssrem-chitchat" (default, bundled).
-    scaling (str, optional): min-max constants, "set" (the scored set's, the paper), "model"
-        (stored with the checkpoint) or "auto" (default: "set" from 50 items on, else "model").
+    scaling (str, optional): min-max constants, "model" (default: the 1st / 99th percentiles stored
+        with the checkpoint, as the CLI and the benchmarks; a score does not depend on the other
+        items), "set" (the scored set's, the paper) or "auto" ("set" from 50 items on, else "model").
     mover (str, optional): g's variant, "sms" (default, sentence mover's similarity), "wms" or "s+wms".
     word_vectors (str, optional): a GloVe / word2vec text file for g instead of GloVe 6B 50d.
     device (str, optional): for a MiniLM-based checkpoint.
 Returns:
     ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
     the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;
-    signature: model (with its content hash), encoder, g, scaling and version.
+    signature: model (with its content hash), encoder, g, scaling and version; flags: per item, empty /
+    repetitive / unknown_words for a response scored as the worst (h 0, g 0, f NaN).
+    Range and direction: ssrem 0 to 1, higher = better; ssrem_f raw, unbounded, higher = better;
+    ssrem_g raw, 0 to 1, higher = better; the raw parts are comparable only under one model.
+    dialeval.registry.describe("ssrem", name) gives each one's meaning.
 Examples:
     >>> ssrem = evaluate.load("dialeval/ssrem")
     >>> result = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"]],
@@ -62,7 +70,7 @@ _STRINGS = datasets.Sequence(datasets.Value("string"))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Ssrem(evaluate.Metric):
+class Ssrem(dialeval.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -84,7 +92,7 @@ class Ssrem(evaluate.Metric):
             check_inputs(contexts, responses, references)
         return super().compute(contexts=contexts, responses=responses, references=references, **kwargs)
 
-    def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling="auto", mover="sms",
+    def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling=DEFAULT_SCALING, mover="sms",
                  word_vectors=None, device=None):
         return self._scorer(model, word_vectors, device).score(contexts, responses, references,
                                                                scaling=scaling, mover=mover)
