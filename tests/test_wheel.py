@@ -57,7 +57,7 @@ def assert_same(installed: dict, here: dict) -> None:
     installed, here = flat(installed), flat(here)
     assert installed.keys() == here.keys()
     for name, value in here.items():
-        if isinstance(value, str):  # signatures: metric, variant, weights id + content hash, version
+        if isinstance(value, str) or name.endswith(".flags"):  # signatures (weights id + content hash), flags
             assert installed[name] == value, name
         else:
             assert installed[name] == pytest.approx(value, rel=RELATIVE, abs=ABSOLUTE), name
