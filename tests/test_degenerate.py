@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dialeval.core.degenerate import apply_policy, repeated_share, response_flags, worst
+from dialeval.core.degenerate import apply_policy, repeated_share, response_flags, unknown_words, worst
 from dialeval.core.scales import Scale
 
 
@@ -42,3 +42,12 @@ def test_policy_sets_flagged_items_and_keeps_counts():
                        [["empty"], []], scales)
     assert out["s"] == [0.0, 0.8] and out["pairs"] == [2.0, 3.0] and out["other"] == [1.0, 1.0]
     assert math.isnan(out["raw"][0]) and out["raw"][1] == -2.0
+
+
+def test_unknown_words_needs_two_words_mostly_outside_the_known_ones():
+    ranks = {"the": 0, "novels": 5519, "lol": 73048, "asdf": 117853, "haha": 154265}
+    assert unknown_words("asdf qwer zxcv", ranks) == ["unknown_words"]  # rank >= 100,000 or absent
+    assert unknown_words("haha lol", ranks) == []  # 1 of 2 is not more than half
+    assert unknown_words("qwer", ranks) == []  # one word: too short to judge
+    assert unknown_words("the novels", ranks) == []
+

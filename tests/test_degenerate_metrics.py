@@ -53,3 +53,19 @@ def test_holistic_consistency():
         histories=[["I read a lot.", "Nice!"]] * 3, responses=RESPONSES)
     assert out["flags"] == FLAGS
     assert out["consistency_scores"][1:] == [0.0, 0.0] and out["consistency_scores"][0] > 0.0
+
+
+@pytest.mark.slow
+def test_grade():
+    out = dialeval.load("grade").compute(contexts=[CONTEXT] * 3, responses=RESPONSES)
+    assert out["flags"] == FLAGS
+    assert out["grade_scores"][1:] == [0.0, 0.0] and out["grade_scores"][0] > 0.0
+
+
+@pytest.mark.slow
+def test_ssrem():
+    out = dialeval.load("ssrem").compute(contexts=[CONTEXT] * 3, responses=RESPONSES,
+                                         references=["I read novels every week."] * 3)
+    assert out["flags"] == FLAGS
+    for name in ("ssrem", "ssrem_f", "ssrem_g"):
+        not_rewarded(out[f"{name}_scores"])

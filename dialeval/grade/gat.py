@@ -6,7 +6,9 @@ graph attention, mean pooling.
 * :class:`HopGATLayer`: for every head, ``z_i = W h_i``,
   ``e_ij = LeakyReLU(a^T [z_i || z_j]) * Â_ij`` (the attention logit scaled by the augmented
   normalised adjacency, i.e. by ``1/#hops`` of the edge), softmax over the ``j`` with ``Â_ij > 0``,
-  ``h_i' = ELU(||_heads sum_j alpha_ij z_j)``.
+  ``h_i' = ELU(||_heads sum_j alpha_ij z_j)``. ``hop_scaled=False`` (the "no hop-attention weights"
+  ablation of Table 3) leaves the logits unscaled: every edge, near or far in ConceptNet, counts the
+  same in the softmax (the hop weights then only enter through which edges exist and the node degree).
 * :class:`GraphBranch`: KHopInit, ``layers`` (3) HopGATLayers of ``heads`` (4) heads, the mean over
   the real nodes (zero for a graph without nodes) and a linear layer.
 
@@ -45,8 +47,9 @@ class KHopInit(nn.Module):
 class HopGATLayer(nn.Module):
     """One multi-head graph-attention layer with hop-scaled logits (see module docstring)."""
 
-    def __init__(self, dim_in: int, dim_out: int, heads: int) -> None:
+    def __init__(self, dim_in: int, dim_out: int, heads: int, hop_scaled: bool = True) -> None:
         super().__init__()
+        self.hop_scaled = hop_scaled
         if dim_out % heads:
             raise ValueError(f"dim_out ({dim_out}) must be divisible by heads ({heads})")
         self.heads, self.head_dim = heads, dim_out // heads
@@ -61,7 +64,9 @@ class HopGATLayer(nn.Module):
         b, n, _ = h.shape
         z = self.proj(h).view(b, n, self.heads, self.head_dim).transpose(1, 2)
         logits = (z * self.att_src[None, :, None]).sum(-1).unsqueeze(-1) + (z * self.att_dst[None, :, None]).sum(-1).unsqueeze(-2)
-        logits = F.leaky_relu(logits, 0.2) * norm_adj.unsqueeze(1)
+        logits = F.leaky_relu(logits, 0.2)
+        if self.hop_scaled:
+            logits = logits * norm_adj.unsqueeze(1)
         edge = (norm_adj > 0).unsqueeze(1)
         alpha = torch.softmax(logits.masked_fill(~edge, NEG_INF), dim=-1) * edge
         return alpha, z
@@ -76,10 +81,11 @@ class GraphBranch(nn.Module):
     """KHopInit -> ``layers`` x HopGATLayer -> masked mean pool -> Linear."""
 
     def __init__(self, node_dim: int, hops: int = 2, hidden: int = 128, heads: int = 4, layers: int = 3,
-                 out_dim: int = 128) -> None:
+                 out_dim: int = 128, hop_scaled: bool = True) -> None:
         super().__init__()
         self.init = KHopInit(node_dim, hops)
-        self.layers = nn.ModuleList(HopGATLayer(node_dim if i == 0 else hidden, hidden, heads) for i in range(layers))
+        self.layers = nn.ModuleList(HopGATLayer(node_dim if i == 0 else hidden, hidden, heads, hop_scaled)
+                                    for i in range(layers))
         self.out = nn.Linear(hidden, out_dim)
 
     def forward(self, inputs: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, edge_drop: float = 0.0) -> torch.Tensor:

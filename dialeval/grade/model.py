@@ -59,6 +59,7 @@ class GradeConfig:
     graph_file: str = "conceptnet.txt"
     max_hops: int = 2
     neighbours: list[int] = field(default_factory=lambda: [10, 10])  # N_1, N_2 (K = len)
+    hop_attention: bool = True  # False: GAT logits not scaled by the hop adjacency (Table 3 ablation)
     context_keywords: int = 10
     response_keywords: int = 5
     hidden: int = 128
@@ -92,7 +93,7 @@ class GradeHead(nn.Module):
         self.config, self.use_graph = config, graph
         self.adapter = nn.Linear(config.encoder_dim, config.adapter_dim)
         self.graph = GraphBranch(config.node_dim, len(config.neighbours), config.hidden, config.heads,
-                                 config.layers, config.graph_dim) if graph else None
+                                 config.layers, config.graph_dim, config.hop_attention) if graph else None
         sizes = [config.adapter_dim + (config.graph_dim if graph else 0), *config.mlp, 1]
         self.mlp = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.dropout = nn.Dropout(config.dropout)

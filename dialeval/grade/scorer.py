@@ -24,8 +24,11 @@ from dialeval.grade.graph import KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, encoder_vectors, glove_vectors, numberbatch_vectors
+from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
+from dialeval.core.resources import load_word_vectors
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_same_length, check_texts
+from dialeval.grade.scales import SCALES
 
 DEFAULT_MODEL = "dialeval/grade-dailydialog"
 
@@ -48,7 +51,7 @@ def resolve_checkpoint(model: str | os.PathLike) -> tuple[str, Path]:
 
 def check_pairs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[str]]:
     """Validated ``(contexts, responses)`` (see module docstring)."""
-    responses = check_texts(responses, "responses")
+    responses = check_texts(responses, "responses", allow_empty=True)  # a generation may be empty
     if isinstance(contexts, str) or not isinstance(contexts, Sequence):
         raise ValueError(f"contexts must be a list of turn lists, got {type(contexts).__name__}")
     check_same_length(contexts=contexts, responses=responses)
@@ -130,17 +133,29 @@ class GradeScorer:
         from dialeval.hub import weights_id
 
         return make_signature("grade", model=weights_id(self.name, self.folder), encoder=self.config.encoder,
-                              pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph, nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
-                              hops=len(self.config.neighbours))
+                              pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph,
+                              nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
+                              hops=len(self.config.neighbours), skip=self.config.similarity_skip)
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
+        """``grade`` per pair (in [0, 1]) and its mean, the signature and per-item ``flags``: an empty
+        or repetitive response, or one made mostly of unknown words (:mod:`dialeval.core.degenerate`),
+        gets 0, where the head gave "The the the the the" 0.917 and "asdf qwer zxcv" 0.896."""
         if not isinstance(graph, bool):
             raise ValueError(f"graph must be True or False, got {graph!r}")
         contexts, responses = check_pairs(contexts, responses)
-        encodings = self.encoder_for(graph).encode(contexts, responses, self.config.pair_encoding)
-        graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)] if graph else None
-        scores = self.score_features(encodings, graphs, self.head(graph))
-        return summarize({"grade": scores}, self.signature(graph))
+        vocabulary = load_word_vectors(None).index  # GloVe 6B, in frequency order
+        flags = [response_flags(r) or unknown_words(r, vocabulary) for r in responses]
+        kept = [i for i, flagged in enumerate(flags) if not flagged]
+        scores = [0.0] * len(responses)
+        if kept:
+            pairs = [contexts[i] for i in kept], [responses[i] for i in kept]
+            encodings = self.encoder_for(graph).encode(*pairs, self.config.pair_encoding)
+            graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(*pairs)] if graph else None
+            for i, value in zip(kept, self.score_features(encodings, graphs, self.head(graph))):
+                scores[i] = value
+        result = summarize(apply_policy({"grade": scores}, flags, SCALES), self.signature(graph))
+        return {**result, "flags": flags}
 
 
 @functools.lru_cache(maxsize=2)

@@ -57,7 +57,7 @@ from dialeval.core.encoders import minilm_dir
 from dialeval.corpora import Turn
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
-from dialeval.core.degenerate import apply_policy, response_flags
+from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_reference_lists, check_texts, tokenize
 from dialeval.ssrem.scales import SCALES
@@ -569,7 +569,7 @@ class SSREMScorer:
         means, the min-max constants used (``ssrem_f_min`` ...), per-item ``flags`` and the signature.
 
         Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``repetitive``) and responses
-        with no word in the word vectors (``unknown_words``; they used to get 0.25 without a word)
+        made mostly of words outside the word vectors (``unknown_words``; they used to get 0.25)
         are scored as the worst (h 0, f NaN, g 0) and left out of a ``"set"`` scaling's min-max."""
         check_choice("scaling", scaling, SCALINGS)
         check_choice("mover", mover, MOVER_MODES)
@@ -589,9 +589,8 @@ class SSREMScorer:
         return {**result, "flags": flags}
 
     def _unknown(self, response: str) -> list[str]:
-        """``["unknown_words"]`` when the response has words but none in the word vectors."""
-        words = tokenize(response)
-        return ["unknown_words"] if words and not any(w in self.g_vectors.index for w in words) else []
+        """:func:`dialeval.core.degenerate.unknown_words` over the word vectors of ``g``."""
+        return unknown_words(response, self.g_vectors.index)
 
     def signature(self, references: Sequence[Sequence[str]], scaling: str, mover: str) -> str:
         counts = {len(r) for r in references}

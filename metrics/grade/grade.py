@@ -5,8 +5,12 @@ A thin wrapper: the implementation is ``dialeval.grade``.
 
 import datasets
 import evaluate
+import dialeval.metric_base
 from dialeval.modules import kept_scorer
+from dialeval.core.options import check_known
 from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
+
+COMPUTE_OPTIONS = ("graph", "model", "batch_size", "device")
 
 _CITATION = """\
 @inproceedings{huang-etal-2020-grade,
@@ -38,17 +42,20 @@ Args:
     device (str, optional): torch device, default CPU.
 Returns:
     grade: mean score; grade_scores: per-item scores in [0, 1]; signature: the model (with its
-    content hash), encoder, graph setting and dialeval version, to report with the numbers.
+    content hash), encoder, graph setting and dialeval version, to report with the numbers; flags:
+    per item, empty / repetitive / unknown_words for a response scored 0 by the degenerate-response
+    policy. Range and direction: grade lies in 0 to 1, higher = better (a ranking model's sigmoid:
+    relative, not a calibrated rating); dialeval.registry.describe("grade", "grade") gives its meaning.
 Examples:
     >>> grade = evaluate.load("dialeval/grade")
     >>> results = grade.compute(contexts=[["do you like dogs ?"]], responses=["yes , i have two dogs ."])
-    >>> 0.0 <= results["grade"] <= 1.0
-    True
+    >>> results["flags"]
+    [[]]
 """
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Grade(evaluate.Metric):
+class Grade(dialeval.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,
@@ -61,7 +68,8 @@ class Grade(evaluate.Metric):
             reference_urls=["https://aclanthology.org/2020.emnlp-main.742/"],
         )
 
-    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None):
+    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None, **unknown):
+        check_known("grade compute()", unknown, COMPUTE_OPTIONS)
         return self._scorer(model, batch_size, device).score(contexts, responses, graph=graph)
 
     def _scorer(self, model, batch_size, device):
