@@ -208,7 +208,7 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
     assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert {"multiref", "fed", "holistic", "grade", "ssrem"} <= set(out)
-    assert len(out["grade"]["scores"]["grade"]) == 6 and "lora:yes" in out["grade"]["signatures"][0]
+    assert len(out["grade"]["scores"]["grade"]) == 6 and "|lora:no|" in out["grade"]["signatures"][0]  # the bundled frozen-encoder model
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]
     assert len(out["multiref"]["scores"]["bleu2"]) == 6
