@@ -285,18 +285,10 @@ def compare_unpaired(
     least 2): unpaired bootstrap and a permutation test (module docstring). ``p_ar`` holds the
     permutation test's p-value; ``settings.ar_exact`` is ``False``; ``n_items`` is the number of
     items of all systems together."""
-    names = list(systems)
-    if len(names) < 2:
-        raise ValueError(f"need at least 2 systems to compare, got {len(names)}: {names}")
-    rows = []
-    for name in names:
-        row = np.asarray(systems[name], dtype=np.float64)
-        if row.ndim != 1 or len(row) < 2:
-            raise ValueError(f"system {name!r}: need a 1-D sequence of at least 2 scores")
-        bad = np.flatnonzero(~np.isfinite(row))
-        if bad.size:
-            raise ValueError(f"system {name!r}: score at index {int(bad[0])} is {row[bad[0]]!r} (not finite)")
-        rows.append(row)
+    names, rows = significance.check_systems(systems)
+    short = [name for name, row in zip(names, rows) if len(row) < 2]
+    if short:
+        raise ValueError(f"systems {short}: need at least 2 scores each")
     # the same checks of the settings as the paired tests
     significance._check_settings(n_resamples, n_permutations, seed, confidence, alpha, correction, test, 1)
     settings = Settings(n_resamples, n_permutations, False, None if seed is None else int(seed),

@@ -331,8 +331,10 @@ def _json_optional(value: Optional[float]) -> Optional[float]:
 # Validation
 
 
-def _check_scores(systems: Mapping[str, Sequence[float]]) -> Tuple[List[str], np.ndarray]:
-    """Names in input order and a ``(k, n)`` float array; ``ValueError`` naming any problem."""
+def check_systems(systems: Mapping[str, Sequence[float]]) -> Tuple[List[str], List[np.ndarray]]:
+    """Names in input order and one finite 1-D float array per system (lengths not compared);
+    ``ValueError`` naming any problem. Shared by the paired tests and the unpaired ones of
+    :mod:`dialeval.compare`."""
     if not isinstance(systems, Mapping):
         raise ValueError(f"systems must be a mapping of system name -> per-item scores, "
                          f"got {type(systems).__name__}")
@@ -355,6 +357,12 @@ def _check_scores(systems: Mapping[str, Sequence[float]]) -> Tuple[List[str], np
             raise ValueError(f"system {name!r}: score at index {i} is {row[i]!r} (not finite; "
                              f"{bad.size} such value(s)); drop the item for every system first")
         rows.append(row)
+    return names, rows
+
+
+def _check_scores(systems: Mapping[str, Sequence[float]]) -> Tuple[List[str], np.ndarray]:
+    """Names in input order and a ``(k, n)`` float array of paired scores; ``ValueError`` naming any problem."""
+    names, rows = check_systems(systems)
     lengths = {name: len(row) for name, row in zip(names, rows)}
     if len(set(lengths.values())) > 1:
         raise ValueError(f"unequal lengths: every system must be scored on the same items, got {lengths}")
