@@ -26,7 +26,7 @@ from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 from dialeval import registry
-from dialeval.core.degenerate import response_flags
+from dialeval.core.results import flags_of
 from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
 from dialeval.outputs import check_output_path, json_line
@@ -165,7 +165,7 @@ def cmd_score(args: argparse.Namespace) -> int:
         chunks = score_chunks(args.metric, items, run_options, start=shard.start + done, stop=shard.stop,
                               max_chunk=args.chunk_size, save_every=args.save_every,
                               where=lambda i: f"{args.input}:{lines[i]}")
-        for start, chunk, per_item, signature in chunks:
+        for start, chunk, item_scores, signature in chunks:
             if expected is None:
                 expected = signature
                 _write_meta(output, settings, signature)
@@ -173,10 +173,11 @@ def cmd_score(args: argparse.Namespace) -> int:
                 raise ValueError(
                     f"{output}: its lines were scored as {expected!r}, this run scores as {signature!r} "
                     "(another model or version); pass --overwrite to start again, or another --output")
-            for k, item in enumerate(chunk):
+            per_item, _ = item_scores
+            for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk))):
                 scores = {name: values[k] for name, values in per_item.items()}
-                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores,
-                          "flags": response_flags(item["response"]), "signature": signature}
+                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores, "flags": flags,
+                          "signature": signature}
                 out.write(json_line(record) + "\n")
             out.flush()
             bar.update(len(chunk))

@@ -65,6 +65,7 @@ import numpy as np
 
 from dialeval import registry
 from dialeval.core import significance
+from dialeval.core.degenerate import flag_counts
 from dialeval.core.significance import (Agreement, AgreementPair, Comparison, PairResult, Settings,
                                         SystemResult)
 from dialeval.data import JudgmentItem, read_numbered_jsonl
@@ -83,8 +84,8 @@ class Systems:
     """Two or more systems joined item by item.
 
     ``items[s][i]`` is system ``s``'s item ``i`` (``context``, ``response``, ``references``, ``id``;
-    ``None`` for scored inputs); ``scored[s]`` is ``{"metric", "options", "signature", "per_item"}``
-    for a ``dialeval score`` output (``None`` for responses). ``where[s][i]`` names the file line."""
+    ``None`` for scored inputs); ``scored[s]`` is ``{"metric", "options", "signature", "per_item",
+    "flags"}`` for a ``dialeval score`` output (``None`` for responses). ``where[s][i]`` names the file line."""
 
     names: list[str]
     paths: list[str]
@@ -229,7 +230,8 @@ def read_systems(paths: Sequence[str | Path], names: Optional[Sequence[str]] = N
                         for sub in subs}
             signatures = {rows[k][1].get("signature") for k in idx}
             scored[name] = {"metric": meta.get("metric"), "options": meta.get("options", {}),
-                            "signature": meta.get("signature") or next(iter(signatures)), "per_item": per_item}
+                            "signature": meta.get("signature") or next(iter(signatures)), "per_item": per_item,
+                            "flags": [rows[k][1].get("flags") or [] for k in idx]}
         first = scored[names[0]]
         for name, path in zip(names[1:], paths[1:]):
             for key in ("metric", "signature"):
@@ -543,6 +545,7 @@ def compare_systems(
         metric_options = options.get(metric, {})
         if systems.kind == "scored":
             per_system = {name: systems.scored[name]["per_item"] for name in systems.names}
+            flags = {name: systems.scored[name]["flags"] for name in systems.names}
             signature = systems.scored[systems.names[0]]["signature"]
             metric_options = systems.scored[systems.names[0]]["options"]
         else:
@@ -554,6 +557,7 @@ def compare_systems(
                                  "depend on the input (e.g. a cutoff taken over each file); choose options that do not")
             signature = signatures[systems.names[0]]
             per_system = {name: e["per_item"] for name, e in entries.items()}
+            flags = {name: e["flags"] for name, e in entries.items()}
         human_entry: Optional[dict[str, Any]] = None
         human_note = None
         if human_items is None:
@@ -564,7 +568,8 @@ def compare_systems(
                 human_entry = _score(metric, human_items, metric_options, refresh, progress, HUMAN)
             except ValueError as error:
                 human_note = f"{metric} cannot score the references as responses: {error}"
-        entry: dict[str, Any] = {"signature": signature, "options": metric_options, "scores": {}, "skipped": {}}
+        entry: dict[str, Any] = {"signature": signature, "options": metric_options, "scores": {}, "skipped": {},
+                                 "flagged": {name: flag_counts(flags[name]) for name in systems.names}}
         if human_note:
             entry["human_reference"] = human_note
         produced.update(per_system[systems.names[0]])
@@ -632,7 +637,8 @@ def to_json(result: Mapping[str, Any]) -> str:
 
     Top level: ``systems``, ``files``, ``input`` (``responses``/``scored``), ``joined_on``,
     ``n_items``, ``settings``, ``signature`` (of the statistics), and ``metrics``: metric -> {
-    ``signature`` (the metric's), ``options``, ``skipped`` (sub-score -> why), optional
+    ``signature`` (the metric's), ``options``, ``skipped`` (sub-score -> why), ``flagged`` (system
+    -> {flag: number of its items the metric flagged}, :mod:`dialeval.core.degenerate`), optional
     ``human_reference`` (why the human responses have no line), ``scores``: sub-score -> {``scale``
     (range, low, high, higher_is_better, direction, raw, meaning), ``n_items``, ``n_dropped``,
     ``systems`` (name, mean, ci_low, ci_high, rank; ranking order), ``pairs`` (system_a, system_b,
@@ -660,6 +666,11 @@ def markdown(result: Mapping[str, Any]) -> str:
         lines += ["", f"## {metric}", "", f"`{entry['signature']}`"]
         if entry.get("human_reference"):
             lines += ["", f"Human responses: not shown ({entry['human_reference']})."]
+        if any(entry["flagged"].values()):
+            counts = {name: ", ".join(f"{n} {flag}" for flag, n in c.items()) or "none"
+                      for name, c in entry["flagged"].items()}
+            lines += ["", "Flagged responses (degenerate, scored under the policy of docs/inputs.md): "
+                      + "; ".join(f"{name} {text}" for name, text in counts.items()) + "."]
         for sub, block in entry["scores"].items():
             scale = block["scale"]
             head = f"### {metric}: {sub}"

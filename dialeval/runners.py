@@ -2,9 +2,11 @@
 
 An item is a dict in the generic format of :mod:`dialeval.data`: ``context`` (list of turns),
 ``response`` and, for referenced metrics, ``references``. A runner takes a list of items and
-returns per-item scores (``{sub-metric: [score per item]}``) and the result's signature. Each
-metric declares its runner (``dialeval/<name>/runner.py``, :mod:`dialeval.registry`); runners load
-their models once per process (cached on first use).
+returns a :class:`~dialeval.core.results.ItemScores`: per-item scores (``{sub-metric: [score per
+item]}``) and the result's signature, the pair it unpacks as, with the per-item flags its scorer
+set (``.flags``, :mod:`dialeval.core.degenerate`). Each metric declares its runner
+(``dialeval/<name>/runner.py``, :mod:`dialeval.registry`); runners load their models once per
+process (cached on first use).
 """
 
 from __future__ import annotations

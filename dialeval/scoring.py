@@ -16,6 +16,7 @@ import time
 from typing import Any, Callable, Iterator, Sequence
 
 from dialeval.core.options import check_known, check_number
+from dialeval.core.results import Flags, ItemScores, flags_of
 from dialeval.runners import Runner, get_runner
 
 FIRST_CHUNK = 4
@@ -55,10 +56,12 @@ def _named(error: ValueError, start: int, size: int, where: Callable[[int], str]
 def score_chunks(
     metric: str, items: Sequence[dict], options: dict[str, Any], start: int = 0, max_chunk: int = 64,
     save_every: float = 10.0, where: Callable[[int], str] = lambda i: f"item {i}", stop: int | None = None,
-) -> Iterator[tuple[int, list[dict], dict[str, list[float]], str]]:
-    """Yield ``(first index, chunk items, {sub-metric: per-item scores}, signature)`` for the items
-    ``start`` to ``stop`` (default: the end); the whole of ``items`` is the population (a shard of
-    :mod:`dialeval.sharding` scores its range with the same population as a single process).
+) -> Iterator[tuple[int, list[dict], ItemScores, str]]:
+    """Yield ``(first index, chunk items, scores, signature)`` for the items ``start`` to ``stop``
+    (default: the end): ``scores`` is the runner's return value for the chunk, the pair
+    ``({sub-metric: per-item scores}, signature)`` with the scorer's per-item flags
+    (:func:`dialeval.core.results.flags_of` reads them). The whole of ``items`` is the population (a
+    shard of :mod:`dialeval.sharding` scores its range with the same population as a single process).
 
     ``where(i)`` names item ``i`` in errors (the CLI: ``file:line``); a ``ValueError`` of a chunk is
     re-raised naming its item.
@@ -74,30 +77,33 @@ def score_chunks(
         chunk = list(items[start : min(start + size, end)])
         began = time.monotonic()
         try:
-            per_item, signature = runner(chunk, **options, **extra)
+            scores = runner(chunk, **options, **extra)
         except ValueError as e:
             raise _named(e, start, len(chunk), where) from e
-        yield start, chunk, per_item, signature
+        yield start, chunk, scores, scores[1]
         start += len(chunk)
         per_item_seconds = max(time.monotonic() - began, 1e-3) / len(chunk)
         size = max(1, min(max_chunk, int(save_every / per_item_seconds)))
 
 
 def score_all(metric: str, items: Sequence[dict], options: dict[str, Any], progress: bool = True,
-              max_chunk: int = 64) -> tuple[dict[str, list[float]], str]:
-    """Every item's scores and the signature, in chunks behind a progress bar with an estimate."""
+              max_chunk: int = 64) -> ItemScores:
+    """Every item's scores, the signature and every item's flags, in chunks behind a progress bar
+    with an estimate."""
     from tqdm.auto import tqdm
 
     per_item: dict[str, list[float]] = {}
+    flags: Flags = []
     signatures = set()
     with tqdm(total=len(items), desc=f"{metric} items", disable=not progress, unit="item") as bar:
         for start, chunk, scores, signature in score_chunks(metric, items, options, max_chunk=max_chunk):
-            for name, values in scores.items():
+            for name, values in scores[0].items():
                 per_item.setdefault(name, [float("nan")] * start).extend(values)
             for values in per_item.values():  # a sub-metric missing from a chunk stays NaN there
                 values.extend([float("nan")] * (start + len(chunk) - len(values)))
+            flags += flags_of(scores, chunk)
             signatures.add(signature)
             bar.update(len(chunk))
     if len(signatures) != 1:
         raise ValueError(f"{metric}: the chunks were scored with different settings: {sorted(signatures)}")
-    return per_item, signatures.pop()
+    return ItemScores(per_item, signatures.pop(), flags)

@@ -58,6 +58,8 @@ def test_ctrl_c_says_what_was_saved_in_one_line(tmp_path, capsys, monkeypatch):
 
 
 def test_score_lines_are_strict_json_with_flags(tmp_path, monkeypatch):
+    """A runner that returns a plain ``(per_item, signature)`` pair sets no flags of its own: the
+    lines carry the checks every metric applies (``response_flags``)."""
     monkeypatch.setitem(runners.RUNNERS, "multiref", lambda items, **o: (
         {"x": [0.5, float("nan")]}, "metric:fake"))
     source = write_items(tmp_path / "in.jsonl")
@@ -68,6 +70,19 @@ def test_score_lines_are_strict_json_with_flags(tmp_path, monkeypatch):
     records = [json.loads(line) for line in lines]
     assert [r["scores"]["x"] for r in records] == [0.5, None]
     assert [r["flags"] for r in records] == [[], ["empty"]]
+
+
+def test_score_lines_carry_the_scorers_own_flags(tmp_path):
+    """SSREM flags a response of unknown words (``unknown_words``, a check of the scorer, not of
+    ``response_flags``); the CLI writes the scorer's flags, not a recomputation."""
+    items = [{"context": ["Do you like books?"], "response": r, "references": ["I love reading novels."]}
+             for r in ("Yes, mostly novels.", "asdf qwer zxcv")]
+    out = tmp_path / "out.jsonl"
+    assert main(["score", "--metric", "ssrem", "--input", str(write_items(tmp_path / "in.jsonl", items)),
+                 "--output", str(out)]) == 0
+    records = [json.loads(line) for line in out.read_text().splitlines()]
+    assert [r["flags"] for r in records] == [[], ["unknown_words"]]
+    assert records[1]["scores"]["ssrem"] == 0.0
 
 
 def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from dialeval.core.degenerate import apply_policy, repeated_share, response_flags, unknown_words, worst
+from dialeval.core.degenerate import (apply_policy, flag_counts, repeated_share, response_flags, unknown_words, word_count,
+                                      worst)
 from dialeval.core.scales import Scale
 
 
@@ -51,3 +52,23 @@ def test_unknown_words_needs_two_words_mostly_outside_the_known_ones():
     assert unknown_words("qwer", ranks) == []  # one word: too short to judge
     assert unknown_words("the novels", ranks) == []
 
+
+
+def test_item_scores_unpack_as_the_pair_and_keep_their_flags():
+    import pickle
+
+    from dialeval.core.results import flags_of, split_result
+
+    scores = split_result({"x": 0.5, "x_scores": [0.5], "signature": "metric:m", "flags": [["empty"]]})
+    per_item, signature = scores
+    assert (per_item, signature, scores.flags) == ({"x": [0.5]}, "metric:m", [["empty"]])
+    again = pickle.loads(pickle.dumps(scores))
+    assert (tuple(again), again.flags) == (tuple(scores), [["empty"]])
+    assert flags_of(scores, [{"response": "fine"}]) == [["empty"]]  # the scorer's flags, not a recomputation
+    # a runner returning a plain pair: the checks every metric applies
+    assert flags_of(({"x": [0.5, 0.1]}, "metric:m"), [{"response": " "}, {"response": "fine"}]) == [["empty"], []]
+
+
+def test_word_count_and_flag_counts():
+    assert [word_count(t) for t in ("", "fine , thanks .", "don't")] == [0, 2, 2]
+    assert flag_counts([[], ["empty"], ["empty"], ["repetitive"]]) == {"empty": 2, "repetitive": 1}

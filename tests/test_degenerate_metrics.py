@@ -1,6 +1,8 @@
 """No metric rewards an empty or repeated response under its default options (issue 23, item 1):
-"" and a sentence said 50 times never outscore a plain, sensible reply, and carry their flag."""
+"" and a sentence said 50 times never outscore a plain, sensible reply, and carry their flag; the
+scorers' flags reach the score cache and ``dialeval compare``."""
 
+import json
 import math
 
 import pytest
@@ -69,3 +71,82 @@ def test_ssrem():
     assert out["flags"] == FLAGS
     for name in ("ssrem", "ssrem_f", "ssrem_g"):
         not_rewarded(out[f"{name}_scores"])
+
+
+def test_holistic_runner_carries_the_flags_its_aspects_set():
+    """The runner's flags are the union of its aspects' flags; diversity, a score of a group, sets none."""
+    from dialeval.runners import get_runner
+
+    items = [{"context": ["I read a lot.", "Nice!"], "response": r, "group": "g"} for r in RESPONSES]
+    assert get_runner("holistic")(items, aspects=["consistency", "diversity"]).flags == FLAGS
+    assert get_runner("holistic")(items, aspects=["diversity"]).flags == [[], [], []]
+
+
+UNKNOWN_ITEMS = [{"context": CONTEXT, "response": r, "references": ["I read novels every week."]}
+                 for r in (PLAIN, "asdf qwer zxcv")]
+
+
+def test_the_score_cache_returns_the_scorers_flags(tmp_path, monkeypatch):
+    """SSREM's own flag (``unknown_words``) goes through its runner into the score cache, and a
+    cached run returns the flags of the fresh one."""
+    from dialeval.runners import get_runner
+    from dialeval.score_cache import cached_scores
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    fresh = cached_scores("ssrem", {}, UNKNOWN_ITEMS, lambda: get_runner("ssrem")(UNKNOWN_ITEMS))
+    cached = cached_scores("ssrem", {}, UNKNOWN_ITEMS, lambda: pytest.fail("scored again"))
+    assert (fresh["from_cache"], cached["from_cache"]) == (False, True)
+    assert fresh["flags"] == cached["flags"] == [[], ["unknown_words"]]
+    assert cached["signature"] == fresh["signature"]
+
+
+def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
+    """An entry written before the flags (format 1: no ``format``, no ``flags``) is not returned
+    as if its items had none: the items are scored again and the entry rewritten; its scores stay
+    readable for what needs the scores alone."""
+    from dialeval import score_cache
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    items = [{"context": CONTEXT, "response": ""}]
+    path = score_cache.scores_dir() / f"{score_cache.cache_key('m', {}, items)}.json"
+    path.parent.mkdir(parents=True)
+    path.write_text(json.dumps({"metric": "m", "options": {}, "per_item": {"x": [0.5]}, "signature": "metric:m",
+                                "seconds": 1.0}), encoding="utf-8")
+    assert score_cache.stored_scores("m", {}, items)["per_item"] == {"x": [0.5]}
+    again = score_cache.cached_scores("m", {}, items, lambda: ({"x": [0.0]}, "metric:m"))
+    assert (again["from_cache"], again["flags"], again["per_item"]) == (False, [["empty"]], {"x": [0.0]})
+    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 2
+
+
+def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):
+    """``dialeval compare`` reports, per system, how many of its items the metric flagged (from the
+    runner's flags, through the score cache; and from a scored output's lines)."""
+    from dialeval import compare, runners
+    from dialeval.cli import main
+    from dialeval.core.results import ItemScores
+
+    def fake(items, **options):
+        return ItemScores({"x": [float(len(it["response"])) for it in items]}, "metric:fake",
+                          [["unknown_words"] if it["response"].startswith("asdf") else [] for it in items])
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setitem(runners.RUNNERS, "multiref", fake)
+    systems = {"a": ["asdf qwer", "asdf", "ok then"], "b": ["yes", "asdf", "no, thanks"]}
+    paths = []
+    for name, responses in systems.items():
+        path = tmp_path / f"{name}.jsonl"
+        path.write_text("".join(json.dumps({"id": str(i), "context": [f"turn {i}"], "response": r}) + "\n"
+                                for i, r in enumerate(responses)), encoding="utf-8")
+        paths.append(path)
+    expected = {"a": {"unknown_words": 2}, "b": {"unknown_words": 1}}
+    result = compare.compare_files(paths, ["multiref"], human=False, n_resamples=50, n_permutations=50,
+                                   progress=False)
+    assert result["metrics"]["multiref"]["flagged"] == expected
+    assert "): a 2 unknown_words; b 1 unknown_words." in compare.markdown(result)
+    scored = []
+    for path in paths:
+        out = path.with_suffix(".scored.jsonl")
+        assert main(["score", "--metric", "multiref", "--input", str(path), "--output", str(out)]) == 0
+        scored.append(out)
+    from_outputs = compare.compare_files(scored, human=False, n_resamples=50, n_permutations=50, progress=False)
+    assert from_outputs["metrics"]["multiref"]["flagged"] == expected

@@ -26,7 +26,8 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Mapping, Sequence
+from collections import Counter
+from typing import Iterable, Mapping, Sequence
 
 from dialeval.core.scales import Scale
 
@@ -51,9 +52,20 @@ def response_flags(text: str) -> list[str]:
     """``["empty"]``, ``["repetitive"]`` or ``[]`` for one response (module docstring)."""
     if not text.strip():
         return [EMPTY]
-    if len(_WORD.findall(text)) >= MIN_WORDS and repeated_share(text) > REPEATED_SHARE:
+    if word_count(text) >= MIN_WORDS and repeated_share(text) > REPEATED_SHARE:
         return [REPETITIVE]
     return []
+
+
+def word_count(text: str) -> int:
+    """The number of words (``\\w+`` runs) of ``text``, as :func:`response_flags` counts them."""
+    return len(_WORD.findall(text))
+
+
+def flag_counts(flags: Iterable[Sequence[str]]) -> dict[str, int]:
+    """How many items carry each flag, from per-item flag lists: ``[[], ["empty"], ["empty"]]`` ->
+    ``{"empty": 2}``."""
+    return dict(Counter(flag for item_flags in flags for flag in item_flags))
 
 
 def unknown_words(text: str, vocabulary: Mapping[str, int]) -> list[str]:

@@ -3,13 +3,16 @@
 A result is a flat dict (what ``transformers.Trainer``'s ``compute_metrics`` and
 ``evaluate.combine`` expect): ``<name>`` is the mean over items, ``<name>_scores`` the per-item
 list, and ``signature`` a sacrebleu-style string (``nrefs:1|tok:13a|...|version:2.x``) naming the
-metric, model, mode and dialeval version, so a number can be reproduced.
+metric, model, mode and dialeval version, so a number can be reproduced. A scorer adds ``flags``, per
+item the flags of :mod:`dialeval.core.degenerate` (``[]`` for an ordinary response).
 """
 
 from __future__ import annotations
 
 import math
 from typing import Any, Callable, Mapping, Sequence
+
+from dialeval.core.degenerate import response_flags
 
 
 def make_signature(metric: str, **fields: Any) -> str:
@@ -46,13 +49,41 @@ def summarize(per_item: Mapping[str, Sequence[float]], signature: str) -> dict[s
     return out
 
 
-# What a metric's runner returns for generic items: per-item scores by sub-score name, and the
-# result's signature (dialeval.core.spec.MetricSpec.runner).
-ItemScores = tuple[dict[str, list[float]], str]
+Flags = list[list[str]]  # per item, the degenerate-response flags of dialeval.core.degenerate
+
+
+class ItemScores(tuple[dict[str, list[float]], str]):
+    """What a metric's runner returns for generic items (:attr:`dialeval.core.spec.MetricSpec.runner`):
+    the pair ``(per_item, signature)`` (per-item scores by sub-score name and the result's
+    signature; it unpacks and indexes as that pair), and ``flags``, per item the flags its scorer
+    set (:mod:`dialeval.core.degenerate`; ``[]`` for an ordinary response)."""
+
+    flags: Flags
+
+    def __new__(cls, per_item: dict[str, list[float]], signature: str, flags: Flags) -> "ItemScores":
+        self = super().__new__(cls, (per_item, signature))
+        self.flags = flags
+        return self
+
+    def __getnewargs__(self) -> tuple[dict[str, list[float]], str, Flags]:
+        """What ``pickle`` and ``copy`` rebuild it from (a tuple's default would lose ``flags``)."""
+        return (*self, self.flags)
+
+
 Runner = Callable[..., ItemScores]
 
 
 def split_result(result: Mapping[str, Any]) -> ItemScores:
-    """The per-item lists of a result (``<name>_scores`` -> ``<name>``) and its signature."""
+    """The per-item lists of a result (``<name>_scores`` -> ``<name>``), its signature and its
+    per-item ``flags``."""
     per_item = {k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")}
-    return per_item, result["signature"]
+    return ItemScores(per_item, result["signature"], result["flags"])
+
+
+def flags_of(scores: tuple[dict[str, list[float]], str], items: Sequence[Mapping[str, Any]]) -> Flags:
+    """The per-item flags of a runner's return value for ``items``: its :attr:`ItemScores.flags`;
+    from a runner that returns a plain ``(per_item, signature)`` pair, the part of the policy every
+    metric applies, :func:`dialeval.core.degenerate.response_flags` of each item's ``response``."""
+    if isinstance(scores, ItemScores):
+        return scores.flags
+    return [response_flags(it["response"]) for it in items]

@@ -7,7 +7,7 @@ import functools
 import warnings
 from typing import Any, Sequence
 
-from dialeval.core.results import ItemScores
+from dialeval.core.results import Flags, ItemScores
 from dialeval.models import preferred_model
 
 
@@ -53,9 +53,10 @@ def diversity_key(item: dict) -> tuple[str, Any]:
     return ("group", str(group)) if group is not None else ("context", tuple(item["context"]))
 
 
-def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> ItemScores:
-    """Each item gets the diversity of all responses in ``population`` sharing its :func:`diversity_key`
-    (NaN when it is alone), so the value does not depend on which other items are scored with it."""
+def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> dict[str, Any]:
+    """A result (``diversity_scores``, ``signature``) in which each item gets the diversity of all
+    responses in ``population`` sharing its :func:`diversity_key` (NaN when it is alone), so the
+    value does not depend on which other items are scored with it; a group's score sets no flags."""
     from dialeval.holistic.scorer import diversity, diversity_signature
 
     members: dict[tuple[str, Any], list[str]] = {}
@@ -63,7 +64,8 @@ def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> It
         members.setdefault(diversity_key(item), []).append(item["response"])
     keys = list(dict.fromkeys(k for k in map(diversity_key, items) if len(members.get(k, ())) > 1))
     values = dict(zip(keys, diversity([members[k] for k in keys])["diversity_scores"])) if keys else {}
-    return {"diversity": [values.get(diversity_key(it), float("nan")) for it in items]}, diversity_signature()
+    return {"diversity_scores": [values.get(diversity_key(it), float("nan")) for it in items],
+            "signature": diversity_signature()}
 
 
 @functools.lru_cache(maxsize=4)
@@ -103,7 +105,8 @@ def run_holistic(
     earlier turns in ``context`` (alternating), and diversity of the responses sharing the item's
     ``group`` (or, without one, its exact context) in ``population`` (default: ``items``); NaN for an
     item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
-    ``population``, so no score depends on the chunking.
+    ``population``, so no score depends on the chunking. An item's flags are the union of those its
+    aspects set (:mod:`dialeval.core.degenerate`).
 
     ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
     with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
@@ -123,6 +126,7 @@ def run_holistic(
     items = list(items)
     per_item: dict[str, list[float]] = {}
     signatures = []
+    flags: Flags = [[] for _ in items]  # per item, the union of the flags its aspects set
     for aspect in aspects:
         try:
             if aspect in ("coherence", "fluency"):
@@ -131,8 +135,7 @@ def run_holistic(
                 scorer = consistency_scorer(nli, batch_size, device)
                 result = scorer.score([it["context"] for it in items], [it["response"] for it in items])
             else:
-                scores, signature = _diversity_by_group(items, population if population is not None else items)
-                result = {"diversity_scores": scores["diversity"], "signature": signature}
+                result = _diversity_by_group(items, population if population is not None else items)
         except ModelNotFoundError as e:
             if explicit:
                 raise
@@ -140,6 +143,8 @@ def run_holistic(
             continue
         per_item.update({k[: -len("_scores")]: v for k, v in result.items() if k.endswith("_scores")})
         signatures.append(result["signature"])
+        for item_flags, set_by_aspect in zip(flags, result.get("flags", ())):
+            item_flags.extend(f for f in set_by_aspect if f not in item_flags)
     if not signatures:
         raise FileNotFoundError("holistic: no aspect could be scored (every model is missing; see the warnings)")
-    return per_item, " ; ".join(signatures)
+    return ItemScores(per_item, " ; ".join(signatures), flags)
