@@ -16,7 +16,7 @@ from typing import Callable
 from dialeval.core.scales import Scale
 from dialeval.core.spec import Benchmark, Job, MetricSpec, PaperCell
 
-METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem")
+METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined")
 
 
 @functools.lru_cache(maxsize=None)

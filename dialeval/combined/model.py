@@ -1,0 +1,155 @@
+"""The combined metric's model: one non-negative ridge regression per feature pattern.
+
+Training data (:func:`fit_linear`): items of several human-judgment sets, each item with its
+component features ``x`` (:mod:`dialeval.combined.features`) and its human score. Human scales
+differ between sets (1-3, 1-5, 0-1), so the target is the item's *percentile within its set*,
+``y = (rank - 0.5) / n`` (average ranks for ties), in (0, 1). Every set weighs the same: an item of
+a set of ``n`` items has weight ``1 / n``.
+
+Features are standardised with the weighted training mean and standard deviation,
+``z_j = (x_j - mu_j) / sigma_j``, and the weights solve the non-negative ridge problem
+
+    minimise  sum_i v_i (y_i - b - w . z_i)^2 + lambda |w|^2   subject to  w >= 0,
+
+with ``b`` the weighted mean of ``y`` (the ``z`` are centred), solved as a non-negative least
+squares problem (``scipy.optimize.nnls``) on the rows ``sqrt(v_i) z_i`` stacked on
+``sqrt(lambda) I``. Non-negative because every component is "higher = better": the model can
+ignore a component, never turn it upside down. The score of an item is the predicted percentile,
+clipped to [0, 1]: ``combined = clip(b + w . z, 0, 1)``.
+
+A :class:`CombinedModel` holds the models trained on all sets (one per feature pattern seen in
+training) and, for every training set ``S``, the model trained without ``S`` for ``S``'s pattern
+(``held_out[S]``), which is what the meta-evaluation reports on ``S``: never an in-sample score.
+It is saved as one JSON file, ``combined.json``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+MODEL_FILE = "combined.json"
+RIDGE = 1.0  # lambda, in units of one set's total weight (fixed, not tuned on any set)
+
+
+@dataclass
+class LinearModel:
+    """``clip(intercept + sum_j weight_j (x_j - mean_j) / std_j, 0, 1)`` over ``features``."""
+
+    features: list[str]
+    mean: list[float]
+    std: list[float]
+    weights: list[float]
+    intercept: float
+    sets: list[str]  # the human-judgment sets it was trained on
+    items: int  # training items used (those with every feature finite)
+
+    def predict(self, table: Mapping[str, Sequence[float]]) -> list[float]:
+        """Per-item scores; a non-finite feature value counts as the training mean (``z = 0``)."""
+        n = len(table[self.features[0]])
+        out = []
+        for i in range(n):
+            total = self.intercept
+            for name, mu, sd, w in zip(self.features, self.mean, self.std, self.weights):
+                x = float(table[name][i])
+                if math.isfinite(x):
+                    total += w * (x - mu) / sd
+            out.append(min(1.0, max(0.0, total)))
+        return out
+
+    def contributions(self) -> dict[str, float]:
+        """Weight per raw feature unit (``w_j / sigma_j``): what one more point of a component adds."""
+        return {name: w / sd for name, w, sd in zip(self.features, self.weights, self.std)}
+
+
+def percentiles(values: Sequence[float]) -> np.ndarray:
+    """``(rank - 0.5) / n`` with average ranks for ties: a set's human scores on a common (0, 1) scale."""
+    from scipy.stats import rankdata
+
+    return (rankdata(values) - 0.5) / len(values)
+
+
+def fit_linear(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]], features: Sequence[str],
+               ridge: float = RIDGE) -> LinearModel:
+    """Fit on ``rows``: set name -> (feature table, human scores); see the module docstring.
+    Items with a non-finite feature or human score are left out."""
+    from scipy.optimize import nnls
+
+    from dialeval.combined.features import complete_rows
+
+    if not rows:
+        raise ValueError("fit_linear: no training set")
+    xs, ys, vs = [], [], []
+    for set_name, (table, human) in rows.items():
+        missing = [f for f in features if f not in table]
+        if missing:
+            raise ValueError(f"fit_linear: set {set_name!r} has no feature(s) {missing}")
+        keep = [i for i in complete_rows(table, features) if math.isfinite(human[i])]
+        if len(keep) < 3:
+            raise ValueError(f"fit_linear: set {set_name!r} has {len(keep)} complete items (3 or more needed)")
+        xs.append(np.array([[table[f][i] for f in features] for i in keep], dtype=float))
+        ys.append(percentiles([human[i] for i in keep]))
+        vs.append(np.full(len(keep), 1.0 / len(keep)))
+    x, y, v = np.vstack(xs), np.concatenate(ys), np.concatenate(vs)
+    mean = (v[:, None] * x).sum(0) / v.sum()
+    std = np.sqrt((v[:, None] * (x - mean) ** 2).sum(0) / v.sum())
+    std[std == 0] = 1.0
+    z = (x - mean) / std
+    intercept = float((v * y).sum() / v.sum())
+    root = np.sqrt(v)[:, None]
+    design = np.vstack([root * z, math.sqrt(ridge) * np.eye(len(features))])
+    target = np.concatenate([np.sqrt(v) * (y - intercept), np.zeros(len(features))])
+    weights, _ = nnls(design, target)
+    return LinearModel(list(features), mean.tolist(), std.tolist(), weights.tolist(), intercept,
+                       sorted(rows), int(len(y)))
+
+
+@dataclass
+class CombinedModel:
+    """Per-pattern models trained on every set, and each set's leave-one-set-out model."""
+
+    models: list[LinearModel]
+    held_out: dict[str, LinearModel]
+    components: dict[str, str]  # grid job -> the signature of the scores it was trained on
+    ridge: float = RIDGE
+    notes: dict[str, Any] = field(default_factory=dict)
+
+    def for_pattern(self, available: Sequence[str], held_out: str | None = None) -> LinearModel:
+        """The model to score a batch whose available features are ``available``: the one trained
+        without ``held_out`` when given (a set the model was trained on), else the trained-on-all
+        model with the most features that are all available."""
+        if held_out is not None:
+            if held_out not in self.held_out:
+                raise ValueError(f"no model trained without {held_out!r}; training sets: {sorted(self.held_out)}")
+            model = self.held_out[held_out]
+            missing = [f for f in model.features if f not in available]
+            if missing:
+                raise ValueError(f"the model trained without {held_out!r} needs features {missing} this batch lacks")
+            return model
+        fitting = [m for m in self.models if set(m.features) <= set(available)]
+        if not fitting:
+            patterns = [m.features for m in self.models]
+            raise ValueError(f"no combined model for the features {list(available)}; trained patterns: {patterns}")
+        return max(fitting, key=lambda m: len(m.features))
+
+    def save(self, folder: str | os.PathLike) -> Path:
+        path = Path(folder) / MODEL_FILE
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"model_type": "dialeval-combined", **asdict(self)}, indent=1) + "\n")
+        return path
+
+    @classmethod
+    def load(cls, folder: str | os.PathLike) -> "CombinedModel":
+        path = Path(folder) / MODEL_FILE
+        if not path.is_file():
+            raise FileNotFoundError(f"{folder}: no combined-metric {MODEL_FILE}")
+        raw = json.loads(path.read_text())
+        return cls([LinearModel(**m) for m in raw["models"]],
+                   {s: LinearModel(**m) for s, m in raw["held_out"].items()},
+                   raw["components"], raw.get("ridge", RIDGE), raw.get("notes", {}))

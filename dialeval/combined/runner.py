@@ -1,0 +1,143 @@
+"""How the combined metric scores generic items: its components through the score cache, then the
+per-pattern linear model (:mod:`dialeval.combined.model`).
+
+Each component is a meta-evaluation grid job (:func:`dialeval.registry.grid_jobs`), run with the
+options it has on the set named by ``held_out`` (FED's dialogue level on ``fed-dialog``) or on
+generic items, and read through :func:`dialeval.score_cache.cached_scores` with the same key as
+``dialeval benchmark --all``: scoring with ``combined`` after the grid (or a second time) costs
+only the regression. A component that does not apply to the items (no references, no contexts) is
+left out and the model for the remaining features is used; a component whose weights cannot be had
+is left out with a warning, its features count as their training mean, and the signature names it
+(``missing:<job>``).
+
+This is the one metric that reads other metrics: it sits with the runners (ARCHITECTURE.md), and
+reaches the others only through the registry's grid jobs, the runners and the score cache.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from dialeval.core.results import ItemScores
+
+DEFAULT_MODEL = "dialeval/combined-judgments"
+MISSING = "missing weights"
+_MODEL_FIELD = re.compile(r"(?:^|\|)model:([^|]+)")
+
+
+def resolve_folder(model: str) -> Any:
+    """A folder holding ``combined.json``: a directory, or ``dialeval/<name>`` bundled under ``hub/``."""
+    from pathlib import Path
+
+    from dialeval.combined.model import MODEL_FILE
+    from dialeval.hub import bundled_dir
+    from dialeval.models import ModelNotFoundError
+
+    if not isinstance(model, str) or not model.strip():
+        raise ValueError(f"model must be a folder or 'dialeval/<name>', got {model!r}")
+    path = Path(model).expanduser()
+    if (path / MODEL_FILE).is_file():
+        return path
+    bundled = bundled_dir(model)
+    if bundled is not None and (bundled / MODEL_FILE).is_file():
+        return bundled
+    raise ModelNotFoundError(f"combined model {model!r}: no {MODEL_FILE} there and no bundled hub/ folder of that "
+                             "name; build it with `python training/combined.py` (after `dialeval benchmark --all`)")
+
+
+@dataclass
+class Components:
+    """The component jobs' results on a batch: per-item scores, signature and per-item flags by job,
+    and why each job left out was left out."""
+
+    scores: dict[str, dict[str, list[float]]] = field(default_factory=dict)
+    signatures: dict[str, str] = field(default_factory=dict)
+    flags: dict[str, list[list[str]]] = field(default_factory=dict)
+    left_out: dict[str, str] = field(default_factory=dict)
+
+    def missing_weights(self) -> list[str]:
+        """The jobs left out because their weights cannot be had."""
+        return sorted(job for job, why in self.left_out.items() if why.startswith(MISSING))
+
+    def item_flags(self, n: int) -> list[list[str]]:
+        """Per item, the union of the flags the components set."""
+        union: list[list[str]] = [[] for _ in range(n)]
+        for per_job in self.flags.values():
+            for mine, theirs in zip(union, per_job):
+                mine.extend(f for f in theirs if f not in mine)
+        return union
+
+
+def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False) -> Components:
+    """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, through the score cache."""
+    from dialeval.combined.features import JOBS
+    from dialeval.models import ModelNotFoundError
+    from dialeval.registry import grid_jobs
+    from dialeval.runners import get_runner
+    from dialeval.score_cache import cached_scores
+
+    found = Components()
+    for job in (j for j in grid_jobs() if j.name in JOBS):
+        options = job.options_on(set_name or "", items)
+        try:
+            entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)
+        except ModelNotFoundError as e:
+            found.left_out[job.name] = f"{MISSING}: {e}"
+            continue
+        except (ValueError, FileNotFoundError) as e:
+            found.left_out[job.name] = f"not applicable: {e}"
+            continue
+        found.scores[job.name], found.signatures[job.name] = entry["per_item"], entry["signature"]
+        found.flags[job.name] = entry["flags"]
+    return found
+
+
+def weights_named(signatures: dict[str, str]) -> str:
+    """``job=<model>`` for every component whose signature names a model, ``+``-joined."""
+    named = []
+    for job, signature in signatures.items():
+        found = _MODEL_FIELD.search(signature)
+        named.append(f"{job}={found.group(1) if found else 'none'}")
+    return "+".join(named)
+
+
+def run_combined(items: Sequence[dict], model: str | None = None, held_out: str | None = None) -> ItemScores:
+    """The combined score of each item (in [0, 1], higher = better); an item a component flagged
+    (empty, repetitive, unknown words: :mod:`dialeval.core.degenerate`) gets 0 and the flags.
+
+    ``held_out``: the human-judgment set the items are (``dialeval benchmark --all`` passes it): the
+    model trained *without* that set scores them, and the components run with that set's options."""
+    from dialeval.combined.features import FEATURES, feature_table, pattern
+    from dialeval.combined.model import CombinedModel
+    from dialeval.combined.scales import SCALES
+    from dialeval.core.degenerate import apply_policy, response_flags
+    from dialeval.core.results import make_signature
+    from dialeval.hub import weights_id
+
+    if not items:
+        raise ValueError("combined: no items to score")
+    name = model or DEFAULT_MODEL
+    folder = resolve_folder(name)
+    combined = CombinedModel.load(folder)
+    found = component_scores(items, held_out)
+    missing = found.missing_weights()
+    for job in missing:
+        warnings.warn(f"combined: component {job} skipped ({found.left_out[job]}); its features count as their training mean")
+    table = feature_table(found.scores)
+    # a component without weights counts as applicable: the model is chosen as with its weights, and
+    # LinearModel.predict lets the training mean stand in for its missing values
+    available = pattern(table) + tuple(f.name for f in FEATURES if f.job in missing)
+    linear = combined.for_pattern(available, held_out)
+    nan = [float("nan")] * len(items)
+    values = linear.predict({f: table.get(f, nan) for f in linear.features})
+    flags = found.item_flags(len(items))
+    for mine, item in zip(flags, items):
+        mine.extend(f for f in response_flags(item["response"]) if f not in mine)
+    signature = make_signature(
+        "combined", model=weights_id(name, folder), features="+".join(linear.features),
+        trained_on=len(linear.sets), held_out=held_out, missing="+".join(missing) or None,
+        components=weights_named(found.signatures))
+    return ItemScores(apply_policy({"combined": values}, flags, SCALES), signature, flags)

@@ -1,0 +1,45 @@
+"""The combined metric declared once for the registry (:mod:`dialeval.core.spec`)."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+from dialeval.combined import scales
+from dialeval.combined.runner import run_combined
+from dialeval.core.spec import Benchmark, Job, MetricSpec
+from dialeval.fed.spec import SPEC as FED
+from dialeval.grade.spec import SPEC as GRADE
+from dialeval.holistic.spec import SPEC as HOLISTIC
+from dialeval.multiref.spec import SPEC as MULTIREF
+from dialeval.ssrem.spec import SPEC as SSREM
+
+BUILD = "dialeval benchmark --all && python training/combined.py"
+# Its own folder and every folder its components load: retraining any of them re-keys cached scores.
+BUNDLED = ("combined-judgments", *(b for s in (FED, HOLISTIC, GRADE, SSREM, MULTIREF) for b in s.bundled))
+
+
+def held_out_set(options: Mapping[str, Any], set_name: str, items: Sequence[dict]) -> dict[str, Any]:
+    """On a human-judgment set the bundled model was trained on, score with the model trained
+    without it (leave-one-set-out): the grid never reports an in-sample combined score."""
+    from dialeval.combined.model import CombinedModel
+    from dialeval.combined.runner import DEFAULT_MODEL, resolve_folder
+    from dialeval.models import ModelNotFoundError
+
+    try:
+        trained_on = CombinedModel.load(resolve_folder(DEFAULT_MODEL)).held_out
+    except ModelNotFoundError:
+        return dict(options)  # the runner then reports the missing weights
+    return {**options, "held_out": set_name} if set_name in trained_on else dict(options)
+
+
+SPEC = MetricSpec(
+    name="combined",
+    summary="non-negative ridge combination of the other metrics' scores, validated leave-one-set-out",
+    runner=run_combined,
+    scales=lambda: scales.SCALES,
+    bundled=BUNDLED,
+    build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
+    benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
+    grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
+    headline=("combined",),
+)

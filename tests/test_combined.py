@@ -1,0 +1,183 @@
+"""The combined metric (issue 21): the regression on hand-computed values, leave-one-set-out that
+never sees the held-out set, model choice by feature pattern, the degenerate policy and the
+signature."""
+
+import math
+import sys
+from pathlib import Path
+
+import pytest
+
+from dialeval.combined import runner as combined_runner
+from dialeval.combined.features import feature_table, pattern
+from dialeval.combined.model import CombinedModel, fit_linear, percentiles
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "training"))
+
+import combined as training_combined  # noqa: E402
+
+
+def test_percentiles_are_mid_ranks_over_n_with_ties_averaged():
+    assert percentiles([3, 1, 2]).tolist() == pytest.approx([5 / 6, 1 / 6, 1 / 2])
+    assert percentiles([1, 1, 2, 3]).tolist() == pytest.approx([0.25, 0.25, 0.625, 0.875])
+
+
+def test_one_feature_ridge_solution_by_hand():
+    # x = 1, 2, 3 (weights 1/3): mean 2, std sqrt(2/3), z = -+sqrt(3/2); y = 1/6, 1/2, 5/6, b = 1/2;
+    # w = sum v z (y - b) / (sum v z^2 + lambda) = (2 sqrt(1.5) / 9) / (1 + 1) = sqrt(1.5) / 9
+    model = fit_linear({"a": ({"f": [1.0, 2.0, 3.0]}, [10.0, 20.0, 30.0])}, ["f"], ridge=1.0)
+    assert model.intercept == pytest.approx(0.5)
+    assert model.mean == pytest.approx([2.0])
+    assert model.std == pytest.approx([math.sqrt(2 / 3)])
+    assert model.weights == pytest.approx([math.sqrt(1.5) / 9])
+    assert model.predict({"f": [1.0, 2.0, 3.0, float("nan")]}) == pytest.approx([1 / 3, 1 / 2, 2 / 3, 1 / 2])
+
+
+def test_every_set_weighs_the_same_and_a_contrary_feature_gets_weight_zero():
+    small = ({"good": [1.0, 2.0, 3.0], "bad": [3.0, 2.0, 1.0]}, [1.0, 2.0, 3.0])
+    large = ({"good": [float(i) for i in range(30)], "bad": [float(-i) for i in range(30)]}, list(range(30)))
+    model = fit_linear({"small": small, "large": large}, ["good", "bad"], ridge=0.5)
+    assert model.weights[1] == 0.0 and model.weights[0] > 0
+    assert model.items == 33
+    # items of the 3-item set weigh 1/3, of the 30-item set 1/30: the pooled mean is the sets' average
+    assert model.mean[0] == pytest.approx((2.0 + 14.5) / 2)
+
+
+def _rows(shift: float = 0.0):
+    """Four sets; r1 and r2 have a referenced feature too (``shift`` changes r1's human ranking)."""
+    return {
+        "a": ({"fed_overall": [1.0, 2.0, 3.0, 4.0], "grade": [0.1, 0.4, 0.2, 0.9]}, [1.0, 3.0, 2.0, 4.0]),
+        "b": ({"fed_overall": [2.0, 1.0, 4.0, 3.0], "grade": [0.3, 0.2, 0.8, 0.5]}, [2.0, 1.0, 4.0, 3.0]),
+        "r1": ({"fed_overall": [1.0, 3.0, 2.0, 4.0], "grade": [0.5, 0.6, 0.1, 0.9], "meteor": [0.1, 0.3, 0.2, 0.5]},
+               [1.0 + shift, 4.0, 2.0 - shift, 3.0]),
+        "r2": ({"fed_overall": [4.0, 3.0, 2.0, 1.0], "grade": [0.9, 0.7, 0.4, 0.2], "meteor": [0.4, 0.1, 0.3, 0.2]},
+               [4.0, 2.0, 3.0, 1.0]),
+    }
+
+
+def test_leave_one_set_out_never_sees_the_held_out_set():
+    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    assert bundle.held_out["a"].sets == ["b", "r1", "r2"]
+    assert bundle.held_out["a"].features == ["fed_overall", "grade"]
+    assert bundle.held_out["r1"].sets == ["r2"]
+    assert bundle.held_out["r1"].features == ["fed_overall", "grade", "meteor"]
+    assert [(m.features, m.sets) for m in bundle.models] == [
+        (["fed_overall", "grade", "meteor"], ["r1", "r2"]), (["fed_overall", "grade"], ["a", "b", "r1", "r2"])]
+    # r1's human ratings change: its own held-out model does not move, every model trained with it does
+    moved = training_combined.fit_bundle(_rows(shift=2.5), ridge=1.0)
+    assert moved.held_out["r1"] == bundle.held_out["r1"]
+    assert moved.held_out["a"].weights != bundle.held_out["a"].weights
+    assert moved.models[0].weights != bundle.models[0].weights
+
+
+def test_a_batch_gets_the_model_of_its_pattern(tmp_path):
+    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    assert bundle.for_pattern(("fed_overall", "grade")).sets == ["a", "b", "r1", "r2"]
+    assert bundle.for_pattern(("fed_overall", "grade", "meteor", "ssrem")).features == ["fed_overall", "grade", "meteor"]
+    assert bundle.for_pattern(("fed_overall", "grade"), held_out="b").sets == ["a", "r1", "r2"]
+    with pytest.raises(ValueError, match="no combined model for the features"):
+        bundle.for_pattern(("meteor",))
+    with pytest.raises(ValueError, match="needs features \\['meteor'\\]"):
+        bundle.for_pattern(("fed_overall", "grade"), held_out="r1")
+    bundle.save(tmp_path)
+    assert CombinedModel.load(tmp_path) == bundle
+
+
+def test_feature_table_takes_the_sub_score_present():
+    table = feature_table({"fed": {"dialog_overall": [1.0], "dialog_coherent": [2.0]}, "grade": {"grade": [0.5]},
+                           "holistic": {"fluency": [0.3]}})
+    assert table == {"fed_overall": [1.0], "fluency": [0.3], "grade": [0.5]}
+    assert pattern(table) == ("fed_overall", "fluency", "grade")
+
+
+@pytest.fixture
+def stub_components(monkeypatch, tmp_path):
+    """A bundled-like folder fitted on _rows and components that return fixed scores."""
+    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    bundle.components = {"fed": "stub-fed", "grade": "stub-grade"}
+    bundle.save(tmp_path)
+    (tmp_path / "README.md").write_text("stub")
+    calls = []
+
+    def component_scores(items, set_name=None, refresh=False):
+        calls.append(set_name)
+        n = len(items)
+        scores = {"fed": {"turn_overall": [1.0 + i for i in range(n)]}, "grade": {"grade": [0.2 * (i + 1) for i in range(n)]}}
+        signatures = {"fed": "metric:fed|model:stub-fed|version:x", "grade": "metric:grade|model:stub-grade|version:x"}
+        flags = {"fed": [[] for _ in items], "grade": [["unknown_words"] if it["response"] == "asdf qwer" else []
+                                                        for it in items]}
+        return combined_runner.Components(scores, signatures, flags, {"multiref": "not applicable: no references"})
+
+    monkeypatch.setattr(combined_runner, "component_scores", component_scores)
+    return tmp_path, bundle, calls
+
+
+def test_runner_scores_with_the_pattern_model_and_applies_the_policy(stub_components):
+    folder, bundle, calls = stub_components
+    responses = ("Fine, thanks.", "Good, you?", "", "no no no no no no no no", "asdf qwer")
+    items = [{"context": ["hi"], "response": r} for r in responses]
+    scores = combined_runner.run_combined(items, str(folder))
+    per_item, signature = scores
+    expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0, 3.0, 4.0, 5.0], "grade": [0.2, 0.4, 0.6, 0.8, 1.0]})
+    assert per_item["combined"][:2] == pytest.approx(expected[:2])
+    # empty, repetitive (the response's own flags) and unknown words (GRADE's flag): the worst value ...
+    assert per_item["combined"][2:] == [0.0, 0.0, 0.0]
+    assert scores.flags == [[], [], ["empty"], ["repetitive"], ["unknown_words"]]
+    assert min(expected[2:]) > 0.0  # ... where their component scores alone would not give it
+    assert "features:fed_overall+grade" in signature and "trained_on:4" in signature
+    assert "components:fed=stub-fed+grade=stub-grade" in signature and "held_out" not in signature
+    per_item, signature = combined_runner.run_combined(items[:2], str(folder), held_out="b")
+    held = bundle.held_out["b"].predict({"fed_overall": [1.0, 2.0], "grade": [0.2, 0.4]})
+    assert per_item["combined"] == pytest.approx(held)
+    assert "held_out:b" in signature and "trained_on:3" in signature and calls[-1] == "b"
+
+
+def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, monkeypatch):
+    folder, bundle, _ = stub_components
+
+    def without_grade(items, set_name=None, refresh=False):
+        return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed"},
+                                          {"fed": [[], []]}, {"grade": "missing weights: no grade folder"})
+
+    monkeypatch.setattr(combined_runner, "component_scores", without_grade)
+    items = [{"context": ["hi"], "response": r} for r in ("Fine, thanks.", "Good, you?")]
+    with pytest.warns(UserWarning, match="component grade skipped"):
+        per_item, signature = combined_runner.run_combined(items, str(folder))
+    nan = float("nan")
+    assert per_item["combined"] == pytest.approx(bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [nan, nan]}))
+    assert "missing:grade" in signature
+
+
+def test_a_missing_model_names_the_build_command(tmp_path):
+    from dialeval.models import ModelNotFoundError
+
+    with pytest.raises(ModelNotFoundError, match="training/combined.py"):
+        combined_runner.run_combined([{"context": ["hi"], "response": "yes"}], str(tmp_path / "nowhere"))
+
+
+def test_evaluate_module_scores_through_the_runner_and_checks_its_inputs(stub_components):
+    import dialeval
+
+    folder, bundle, _ = stub_components
+    module = dialeval.load("combined")
+    result = module.compute(contexts=[["hi"], ["hi"]], responses=["Fine, thanks.", ""], model=str(folder))
+    expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [0.2, 0.4]})
+    assert result["combined_scores"] == pytest.approx([expected[0], 0.0])
+    assert result["flags"] == [[], ["empty"]]
+    assert result["signature"].startswith("metric:combined|model:")
+    with pytest.raises(ValueError, match="unknown option"):
+        module.compute(contexts=[["hi"]], responses=["yes"], modle="x")
+    with pytest.raises(ValueError, match="responses"):
+        module.compute(contexts=[["hi"]], responses=None)
+
+
+def test_evaluate_module_checks_the_optional_references(stub_components):
+    import dialeval
+
+    folder, _, _ = stub_components
+    module = dialeval.load("combined")
+    with pytest.raises(ValueError, match=r"references\[0\]\[0\] must be a string"):
+        module.compute(contexts=[["hi"]], responses=["yes"], references=[[3]], model=str(folder))
+    with pytest.raises(ValueError, match="references has 2 entries for 1 responses"):
+        module.compute(contexts=[["hi"]], responses=["yes"], references=[["a"], ["b"]], model=str(folder))
