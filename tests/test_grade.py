@@ -76,13 +76,34 @@ def test_knowledge_graph_hops_neighbours_and_concepts(small_graph):
 
 
 def test_dialogue_adjacency_links_context_to_response_by_inverse_hops(small_graph):
+    """The paper's code: weight 1 / (d + 1), d the shortest path (same concept 1, neighbours 1/2);
+    unknown words and pairs beyond ``max_hops`` get 1 / (max_hops + 1)."""
     adj = dialogue_adjacency(small_graph, ["dog", "house"], ["cat", None, "dog"])
     expected = np.zeros((5, 5), np.float32)
-    # dog-cat 2 hops: 1/2; house-cat 1 hop: 1; dog-house 3 hops and unknown words: 1/(max_hops+1); dog-dog: 1
-    expected[0, 2:] = [0.5, 1 / 3, 1.0]
-    expected[1, 2:] = [1.0, 1 / 3, 1 / 3]
+    # dog-cat 2 hops: 1/3; house-cat 1 hop: 1/2; dog-house 3 hops > max_hops and unknown words: 1/3; dog-dog: 1
+    expected[0, 2:] = [1 / 3, 1 / 3, 1.0]
+    expected[1, 2:] = [1 / 2, 1 / 3, 1 / 3]
     expected = expected + expected.T
     np.testing.assert_allclose(adj, expected, rtol=1e-6)
+
+
+def test_hop_search_is_deep_by_default_and_prefetch_gives_the_same_distances():
+    """Default ``max_hops`` 19 (the paper code's unreachable hop 20): a 3-hop pair gets 1/4, not the
+    floor; an unconnected pair and an unknown word 1/20; :meth:`prefetch` changes nothing."""
+    from dialeval.grade.graph import DEFAULT_MAX_HOPS, hop_weight
+
+    edges = [("IsA", "dog", "animal"), ("RelatedTo", "animal", "cat"), ("AtLocation", "cat", "house"),
+             ("HasProperty", "ice_cream", "cold"), ("RelatedTo", "dog", "bark")]
+    g = KnowledgeGraph(edges)
+    assert DEFAULT_MAX_HOPS == 19 and g.max_hops == 19
+    assert g.hops("dog", "house") == 3 and g.hops("bark", "house") == 4 and g.hops("dog", "cold") is None
+    assert [hop_weight(g, "dog", b) for b in ("dog", "animal", "cat", "house", "cold", None)] == pytest.approx(
+        [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 20, 1 / 20])
+    before = dialogue_adjacency(g, ["dog", "bark", "cold"], ["house", "cat", None])
+    fresh = KnowledgeGraph(edges)
+    assert fresh.prefetch(["dog", "bark", "cold"], ["house", "cat"]) == (2, 3)
+    assert fresh._block is not None
+    np.testing.assert_array_equal(dialogue_adjacency(fresh, ["dog", "bark", "cold"], ["house", "cat", None]), before)
 
 
 def test_normalized_adjacency_is_augmented_and_symmetric_and_ignores_padding():
@@ -117,7 +138,7 @@ def test_gat_shapes_and_attention_masking():
     changed[0, 3] += 100.0  # the padded slot of graph 0
     assert torch.allclose(branch(changed, adj, mask)[0], out[0], atol=1e-6)
     empty = branch(inputs[:1], torch.zeros(1, 4, 4), torch.zeros(1, 4))  # no node at all
-    assert torch.allclose(empty[0], branch.out.bias, atol=1e-6)
+    assert torch.allclose(empty[0], torch.nn.functional.elu(branch.out.bias), atol=1e-6)  # Eq. 10: ELU(FC0(.))
 
 
 @torch.no_grad()
@@ -132,6 +153,50 @@ def test_gat_logits_are_scaled_by_the_adjacency():
     a_near, _ = layer.attention(h, normalized_adjacency(near, mask))
     a_far, _ = layer.attention(h, normalized_adjacency(far, mask))
     assert not torch.allclose(a_near[0, :, 0], a_far[0, :, 0])
+
+
+@torch.no_grad()
+def test_gat_layer_is_equation_9_on_hand_computed_numbers():
+    """Eq. 7-9 on two nodes joined by an edge of weight 1/2, one head, W = I, a_src = (1, 0),
+    a_dst = (0, 1), V = [[1, 1], [0, -1]]. Â = D^-1/2 (A + I) D^-1/2 = [[2/3, 1/3], [1/3, 2/3]].
+    Logits a_src.z_i + a_dst.z_j: node 1 -> (1, 2), node 2 -> (0, 1); times Â: (2/3, 2/3) and (0, 2/3);
+    softmax: (1/2, 1/2) and (1/(1+e^(2/3)), e^(2/3)/(1+e^(2/3))) = (0.339244, 0.660756).
+    h' = ELU(V h_i + sum_j alpha_ij z_j): node 1 ELU((1, 0) + (0.5, 0.5)) = (1.5, 0.5);
+    node 2 ELU((1, -1) + (0.339244, 0.660756)) = (1.339244, e^-0.339244 - 1 = -0.287691)."""
+    layer = HopGATLayer(2, 2, heads=1)
+    layer.proj.weight.copy_(torch.eye(2))
+    layer.att_src.copy_(torch.tensor([[1.0, 0.0]]))
+    layer.att_dst.copy_(torch.tensor([[0.0, 1.0]]))
+    layer.self_proj.weight.copy_(torch.tensor([[1.0, 1.0], [0.0, -1.0]]))
+    h = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])
+    norm = normalized_adjacency(torch.tensor([[[0.0, 0.5], [0.5, 0.0]]]), torch.ones(1, 2))
+    np.testing.assert_allclose(norm[0].numpy(), [[2 / 3, 1 / 3], [1 / 3, 2 / 3]], rtol=1e-6)
+    alpha, _ = layer.attention(h, norm)
+    np.testing.assert_allclose(alpha[0, 0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=1e-6)
+    np.testing.assert_allclose(layer(h, norm)[0].numpy(), [[1.5, 0.5], [1.339244, -0.287691]], atol=1e-6)
+    plain = HopGATLayer(2, 2, heads=1, self_term=False)  # the layer before issue #18: no V h_i
+    plain.load_state_dict({k: v for k, v in layer.state_dict().items() if not k.startswith("self_proj")})
+    np.testing.assert_allclose(plain(h, norm)[0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=1e-6)
+
+
+def test_bm25_negatives_are_queried_with_the_true_response():
+    """Section 3.5: the lexical negative is retrieved with the ground-truth response as the query.
+    Here the response is about pizza and the context about the weather: the two queries pick
+    different negatives (the middle of the 3 best-ranked responses other than the true one)."""
+    import random
+
+    from dialeval.grade.negatives import LexicalSampler
+
+    corpus = ["i love pizza with extra cheese", "pizza is my favourite food", "cheese pizza tonight , extra cheese",
+              "we ordered pizza", "the weather is sunny today", "sunny weather makes me happy",
+              "i like sunny beaches", "what a sunny morning , nice weather", "my cat sleeps all day"]
+    sampler = LexicalSampler(corpus, depth=3)
+    positive, context = corpus[0], "is the weather sunny today ?"
+    by_response = sampler.sample([positive], random.Random(0))
+    by_context = sampler.sample([positive], random.Random(0), queries=[context])
+    assert by_response == sampler.sample([positive], random.Random(0), queries=[positive])
+    assert by_response == [3] and corpus[by_response[0]].count("pizza")
+    assert by_context == [5] and "sunny" in corpus[by_context[0]]
 
 
 # -- loss, head ---------------------------------------------------------------------------------------
@@ -154,7 +219,12 @@ def test_head_save_load_round_trip(tmp_path):
         args = (enc, inputs, adj, mask) if graph else (enc,)
         with torch.no_grad():
             assert torch.equal(head(*args), again(*args))
-            assert torch.all((head(*args) > 0) & (head(*args) < 1))
+            x = torch.tanh(head.adapter(enc))  # the forward pass by hand (dropout off in eval)
+            if graph:
+                x = torch.cat([x, head.graph(inputs, adj, mask)], -1)
+            for i, layer in enumerate(head.mlp):
+                x = layer(x) if i == len(head.mlp) - 1 else torch.nn.functional.elu(layer(x))
+            assert torch.allclose(head(*args), torch.sigmoid(x.squeeze(-1)), atol=1e-6)
     assert GradeConfig.load(tmp_path) == config
 
 
@@ -165,7 +235,7 @@ def tiny_model(tmp_path_factory):
 
     out = tmp_path_factory.mktemp("grade") / "tiny"
     grade_training.main(["--tiny", "--lora-r", "8", "--output", str(out), "--work", str(out.parent / "work"),
-                         "--threads", "1", "--embedding-pool", "40"])
+                         "--threads", "1"])
     return out
 
 
@@ -204,8 +274,12 @@ def test_scores_are_probabilities_and_reload_identically(tiny_model):
 
     contexts = [["do you like dogs ?"], ["what is your job ?", "i teach math at a school ."]]
     responses = ["yes , i have two dogs and a cat .", "that sounds like hard work ."]
-    first = GradeScorer(tiny_model).score(contexts, responses)
-    assert len(first["grade_scores"]) == 2 and all(0 < s < 1 for s in first["grade_scores"])
+    scorer = GradeScorer(tiny_model)
+    first = scorer.score(contexts, responses)
+    graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
+    by_hand = scorer.score_features(scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding),
+                                    graphs, scorer.head(True))
+    assert first["grade_scores"] == pytest.approx(by_hand, abs=1e-6)
     assert first["grade"] == pytest.approx(sum(first["grade_scores"]) / 2)
     assert "graph:yes" in first["signature"] and "@" in first["signature"]
     again = GradeScorer(tiny_model).score(contexts, responses)
@@ -258,10 +332,13 @@ def test_frozen_encoder_training_caches_encodings(tmp_path):
     from dialeval.grade.scorer import GradeScorer
 
     out = grade_training.main(["--tiny", "--lora-r", "0", "--graph-only", "--output", str(tmp_path / "frozen"),
-                               "--work", str(tmp_path / "work"), "--threads", "1", "--embedding-pool", "40"])
+                               "--work", str(tmp_path / "work"), "--threads", "1"])
     assert not GradeConfig.load(out).encoder_lora and not (out / "encoder").exists()
-    assert sorted(p.name for p in (tmp_path / "work").glob("train-dual-*.npy")) == [
-        "train-dual-context.npy", "train-dual-embedding.npy", "train-dual-lexical.npy", "train-dual-positive.npy"]
+    # every distinct training response, validation text and chosen context embedded once
+    assert sorted(p.name for p in (tmp_path / "work").glob("*-texts.json")) == [
+        "contexts-24-s0-texts.json", "responses-texts.json", "val-texts-texts.json"]
+    assert sorted(p.name for p in (tmp_path / "work").glob("*-examples.json")) == [
+        "train-24-s0-examples.json", "validation-8-s0-examples.json"]
     assert "lora:no" in GradeScorer(out).score([["do you like dogs ?"]], ["yes ."])["signature"]
 
 
@@ -272,7 +349,9 @@ def test_response_without_keywords_gets_a_defined_score(tiny_model):
     graph = scorer.featurizer.pair_graph(["ok ."], "ok .")
     assert graph.nodes == () and graph.adj.shape == (0, 0)
     result = scorer.score([["ok ."], ["do you like dogs ?"]], ["ok .", "yes ."])
-    assert all(0 < s < 1 for s in result["grade_scores"])
+    empty = scorer.score_features(scorer.encoder_for(True).encode([["ok ."]], ["ok ."], scorer.config.pair_encoding),
+                                  [graph], scorer.head(True))
+    assert result["grade_scores"][0] == pytest.approx(empty[0], abs=1e-6) and not math.isnan(empty[0])
 
 
 @pytest.mark.parametrize("contexts, responses, message", [
@@ -451,7 +530,7 @@ def test_tiny_ablations_write_the_table3_variants(tmp_path):
 
     root = tmp_path / "abl"
     grade_training.main(["--tiny", "--lora-r", "0", "--output", str(tmp_path / "shared"), "--work", str(tmp_path / "work"),
-                         "--threads", "1", "--embedding-pool", "40", "--ablations", "1", "--ablation-root", str(root),
+                         "--threads", "1", "--ablations", "1", "--ablation-root", str(root),
                          "--ablation-variants", "no-khop", "no-hop-attention", "lexical-only"])
     no_khop, no_att, lexical = (GradeConfig.load(root / v / "seed0") for v in ("no-khop", "no-hop-attention", "lexical-only"))
     assert no_khop.neighbours == [] and no_khop.hop_attention
@@ -460,7 +539,7 @@ def test_tiny_ablations_write_the_table3_variants(tmp_path):
     state = json.loads((root / "lexical-only" / "seed0" / "dialeval_training.json").read_text())
     assert json.loads(json.dumps(state["args"]))["negatives"] == "lexical"
     scores = GradeScorer(root / "no-khop" / "seed0").score([["do you like dogs ?"]], ["yes , two dogs ."])
-    assert "hops:0" in scores["signature"] and 0 < scores["grade_scores"][0] < 1
+    assert "hops:0" in scores["signature"] and "K0" in scores["signature"]
 
 
 def test_sweep_specs_parse_and_reject_unknown_keys():
@@ -473,19 +552,25 @@ def test_sweep_specs_parse_and_reject_unknown_keys():
 
 
 def test_bundled_folder_scores_of_both_heads_are_pinned():
-    """The bundled ``dialeval/grade-dailydialog`` (frozen MiniLM, dual, similarity skip): graph and
-    no-graph heads on two pairs, values recorded when the folder was trained (issue #18 asked for the
-    ``graph=False`` head to be pinned too). A changed head, encoder or featurizer moves them."""
+    """The bundled ``dialeval/grade-dailydialog`` (issue #18: Eq. 1-12 as the default, frozen MiniLM,
+    dual encoding, no similarity skip, all DailyDialog train pairs for 3 epochs): graph and no-graph
+    heads on two pairs, values recorded when the folder was trained. A changed head, encoder, hop
+    search or featurizer moves them."""
     from dialeval.grade.scorer import GradeScorer
 
     scorer = GradeScorer("dialeval/grade-dailydialog")
     contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
     responses = ["what are their names ?", "i like pizza ."]
     assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
-        [0.9520718455314636, 0.9002335071563721], abs=1e-5)
+        [0.5059635639190674, 0.45255571603775024], abs=1e-5)
     assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
-        [0.9547174572944641, 0.8673183917999268], abs=1e-5)
-    assert scorer.head(True).skip.item() == pytest.approx(9.87295, abs=1e-4)
+        [0.5679755806922913, 0.4367893636226654], abs=1e-5)
+    config = scorer.config
+    assert not config.similarity_skip and scorer.head(True).skip is None
+    assert config.gat_self_term and config.graph_out_elu and config.max_hops == 19
+    assert all(layer.self_proj is not None for layer in scorer.head(True).graph.layers)
+    assert config.departures() == ["encoder-minilm", "frozen", "dual", "glove", "cn100k"]
+    assert "departures:encoder-minilm+frozen+dual+glove+cn100k" in scorer.signature(True)
 
 
 def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():

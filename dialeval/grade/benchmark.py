@@ -56,6 +56,8 @@ ABLATIONS = {  # variant folder -> (our row, paper row of Table 3 or None, graph
     "lexical-only": ("lexical negatives only", None, True),
     "embedding-only": ("embedding negatives only", None, True),
     "random-negatives": ("random sampling", "DailyDialog / random sampling", True),
+    "no-eq9-eq10": ("no V_l h_i (Eq. 9), no FC0 ELU (Eq. 10)", None, True),
+    "similarity-skip": ("+ similarity skip", None, True),
 }
 
 

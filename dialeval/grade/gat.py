@@ -3,14 +3,16 @@ graph attention, mean pooling.
 
 * :class:`KHopInit`: ``h_i^0 = e_i + sum_{k=1..K} (W_k m_i^k + b_k)``, ``m_i^k`` the mean vector of
   the sampled k-hop ConceptNet neighbours of node ``i`` (:mod:`dialeval.grade.nodes`).
-* :class:`HopGATLayer`: for every head, ``z_i = W h_i``,
+* :class:`HopGATLayer` (Eq. 7-9): for every head, ``z_i = W h_i``,
   ``e_ij = LeakyReLU(a^T [z_i || z_j]) * Â_ij`` (the attention logit scaled by the augmented
-  normalised adjacency, i.e. by ``1/#hops`` of the edge), softmax over the ``j`` with ``Â_ij > 0``,
-  ``h_i' = ELU(||_heads sum_j alpha_ij z_j)``. ``hop_scaled=False`` (the "no hop-attention weights"
+  normalised adjacency, i.e. by the hop weight of the edge), softmax over the ``j`` with ``Â_ij > 0``,
+  ``h_i' = ELU(V h_i + ||_heads sum_j alpha_ij z_j)`` (Eq. 9; ``self_term=False`` drops ``V h_i``,
+  the layer of earlier dialeval checkpoints). ``hop_scaled=False`` (the "no hop-attention weights"
   ablation of Table 3) leaves the logits unscaled: every edge, near or far in ConceptNet, counts the
   same in the softmax (the hop weights then only enter through which edges exist and the node degree).
 * :class:`GraphBranch`: KHopInit, ``layers`` (3) HopGATLayers of ``heads`` (4) heads, the mean over
-  the real nodes (zero for a graph without nodes) and a linear layer.
+  the real nodes (zero for a graph without nodes) and ``FC0`` with an ELU (Eq. 10:
+  ``h_g = ELU(FC0(mean_i h_i))``; ``out_elu=False``: no ELU, as earlier dialeval checkpoints).
 
 Batches are padded: ``inputs (B, n, K + 1, d)``, ``adj (B, n, n)`` raw edge weights,
 ``mask (B, n)`` (1 = node). Training may drop each context-response edge with probability
@@ -47,9 +49,10 @@ class KHopInit(nn.Module):
 class HopGATLayer(nn.Module):
     """One multi-head graph-attention layer with hop-scaled logits (see module docstring)."""
 
-    def __init__(self, dim_in: int, dim_out: int, heads: int, hop_scaled: bool = True) -> None:
+    def __init__(self, dim_in: int, dim_out: int, heads: int, hop_scaled: bool = True, self_term: bool = True) -> None:
         super().__init__()
         self.hop_scaled = hop_scaled
+        self.self_proj = nn.Linear(dim_in, dim_out, bias=False) if self_term else None  # V_l of Eq. 9
         if dim_out % heads:
             raise ValueError(f"dim_out ({dim_out}) must be divisible by heads ({heads})")
         self.heads, self.head_dim = heads, dim_out // heads
@@ -74,19 +77,22 @@ class HopGATLayer(nn.Module):
     def forward(self, h: torch.Tensor, norm_adj: torch.Tensor) -> torch.Tensor:
         alpha, z = self.attention(h, norm_adj)
         out = (alpha @ z).transpose(1, 2).reshape(h.shape[0], h.shape[1], -1)
+        if self.self_proj is not None:
+            out = out + self.self_proj(h)
         return F.elu(out)
 
 
 class GraphBranch(nn.Module):
-    """KHopInit -> ``layers`` x HopGATLayer -> masked mean pool -> Linear."""
+    """KHopInit -> ``layers`` x HopGATLayer -> masked mean pool -> FC0 (+ ELU)."""
 
     def __init__(self, node_dim: int, hops: int = 2, hidden: int = 128, heads: int = 4, layers: int = 3,
-                 out_dim: int = 128, hop_scaled: bool = True) -> None:
+                 out_dim: int = 128, hop_scaled: bool = True, self_term: bool = True, out_elu: bool = True) -> None:
         super().__init__()
         self.init = KHopInit(node_dim, hops)
-        self.layers = nn.ModuleList(HopGATLayer(node_dim if i == 0 else hidden, hidden, heads, hop_scaled)
+        self.layers = nn.ModuleList(HopGATLayer(node_dim if i == 0 else hidden, hidden, heads, hop_scaled, self_term)
                                     for i in range(layers))
         self.out = nn.Linear(hidden, out_dim)
+        self.out_elu = out_elu
 
     def forward(self, inputs: torch.Tensor, adj: torch.Tensor, mask: torch.Tensor, edge_drop: float = 0.0) -> torch.Tensor:
         if edge_drop > 0:
@@ -98,4 +104,5 @@ class GraphBranch(nn.Module):
         for layer in self.layers:
             h = layer(h, norm_adj) * mask.unsqueeze(-1)
         pooled = h.sum(1) / mask.sum(1, keepdim=True).clamp(min=1)
-        return self.out(pooled)
+        out = self.out(pooled)
+        return F.elu(out) if self.out_elu else out

@@ -2,8 +2,8 @@
 (Huang et al. 2020, Sections 3.2-3.3).
 
 :class:`KnowledgeGraph` is the one interface the model sees: concepts, ``neighbours(c, k)`` (the
-nodes at exactly ``k`` hops, undirected), ``hops(a, b)`` (shortest-path length, cached per source
-by searching from both ends, at most ``max_hops``) and ``concept(word)`` (a keyword mapped onto a node
+nodes at exactly ``k`` hops, undirected), ``hops(a, b)`` (shortest-path length, ``None`` beyond
+``max_hops`` or unreachable) and ``concept(word)`` (a keyword mapped onto a node
 of the graph). It reads
 
 * ConceptNet-100K (``Relation<TAB>head<TAB>tail``, multi-word concepts such as ``ice cream``), the
@@ -14,9 +14,11 @@ of the graph). It reads
 
 The dialogue graph of one (context, response) pair (Section 3.3, :func:`dialogue_adjacency`):
 nodes = context keywords then response keywords; an edge joins every context node to every
-response node (none within the context or within the response) with weight ``1 / h``, ``h`` the
-ConceptNet hop distance clipped to ``[1, max_hops + 1]`` (same concept: 1; unreachable within
-``max_hops``: ``max_hops + 1``). :func:`normalized_adjacency` gives the augmented normalised
+response node (none within the context or within the response) with weight ``1 / (d + 1)``, ``d``
+the ConceptNet shortest-path length (same concept: 1, neighbours: 1/2, two hops: 1/3, ...); a
+keyword outside the graph, or a pair farther apart than ``max_hops`` (19) or unconnected, gets
+``1 / (max_hops + 1)`` = 1/20. This is the paper's code (``nx.shortest_path_length + 1``,
+``--unlimit_hop 20``). :func:`normalized_adjacency` gives the augmented normalised
 adjacency ``D^-1/2 (A + I) D^-1/2`` over the real nodes (Kipf & Welling 2017).
 """
 
@@ -33,7 +35,7 @@ from typing import Iterable, Sequence
 import numpy as np
 
 GRAPH_FILE = "conceptnet.txt"
-DEFAULT_MAX_HOPS = 2  # 3-hop balls of ConceptNet-100K hold about half of its 78k concepts
+DEFAULT_MAX_HOPS = 19  # farther (or unconnected) pairs get the weight 1/20, the paper code's --unlimit_hop 20
 
 
 def _suffix_variants(word: str) -> list[str]:
@@ -81,6 +83,9 @@ class KnowledgeGraph:
         self.adjacency = [frozenset(a) for a in adjacency]
         self.n_edges = n_edges
         self._cached_layers = functools.lru_cache(maxsize=4096)(self._layers)
+        self._cached_distances = functools.lru_cache(maxsize=1024)(self._distances)
+        self._block: tuple[dict[int, int], dict[int, int], np.ndarray] | None = None
+        self._csr = None
 
     # -- reading --------------------------------------------------------------------------------
     @classmethod
@@ -128,17 +133,57 @@ class KnowledgeGraph:
             layers.append(frozenset(frontier))
         return tuple(layers)
 
-    def hops(self, a: str, b: str) -> int | None:
-        """Shortest hop distance between two concepts, ``None`` if not within ``max_hops`` or unknown.
+    def _matrix(self):
+        if self._csr is None:
+            from scipy.sparse import csr_matrix
 
-        Bidirectional: the layers around ``a`` up to ``ceil(H/2)`` hops meet those around ``b`` up
-        to ``floor(H/2)`` (for ``H = 2``: ``a == b``, ``b`` adjacent to ``a``, or a shared neighbour)."""
+            rows = np.repeat(np.arange(len(self.adjacency)), [len(a) for a in self.adjacency])
+            cols = np.fromiter((n for a in self.adjacency for n in sorted(a)), dtype=np.int64, count=len(rows))
+            self._csr = csr_matrix((np.ones(len(rows), np.int8), (rows, cols)), shape=(len(self.names),) * 2)
+        return self._csr
+
+    def _distance_rows(self, sources: Sequence[int]) -> np.ndarray:
+        """``(len(sources), n)`` shortest-path lengths (int16; -1: unreachable)."""
+        from scipy.sparse.csgraph import shortest_path
+
+        d = shortest_path(self._matrix(), method="D", directed=False, unweighted=True, indices=list(sources))
+        return np.where(np.isfinite(d), d, -1).astype(np.int16)
+
+    def _distances(self, source: int) -> np.ndarray:
+        return self._distance_rows([source])[0]
+
+    def prefetch(self, first: Iterable[str], second: Iterable[str], chunk: int = 256) -> tuple[int, int]:
+        """Compute the hop distances between every concept of ``first`` and every concept of
+        ``second`` at once (a search from each concept of the smaller set, kept as an int8 block);
+        :meth:`hops` then reads them. Returns the block's shape."""
+        a = sorted({self.index[c] for c in first if c in self.index})
+        b = sorted({self.index[c] for c in second if c in self.index})
+        if len(b) < len(a):
+            a, b = b, a
+        cols = np.array(b, dtype=np.int64)
+        block = np.full((len(a), len(b)), -1, dtype=np.int8)
+        for start in range(0, len(a), chunk):
+            rows = self._distance_rows(a[start : start + chunk])[:, cols]
+            block[start : start + chunk] = np.clip(rows, -1, 127)
+        self._block = ({s: i for i, s in enumerate(a)}, {t: j for j, t in enumerate(b)}, block)
+        return block.shape
+
+    def hops(self, a: str, b: str) -> int | None:
+        """Shortest hop distance between two concepts, ``None`` if unknown, unconnected or farther
+        than ``max_hops``."""
         if a not in self.index or b not in self.index:
             return None
-        near_a = self._cached_layers(self.index[a], (self.max_hops + 1) // 2)
-        near_b = self._cached_layers(self.index[b], self.max_hops // 2)
-        found = [i + j for i, la in enumerate(near_a) for j, lb in enumerate(near_b) if not la.isdisjoint(lb)]
-        return min(found) if found else None
+        ia, ib = self.index[a], self.index[b]
+        d = None
+        if self._block is not None:
+            rows, cols, block = self._block
+            if ia in rows and ib in cols:
+                d = int(block[rows[ia], cols[ib]])
+            elif ib in rows and ia in cols:
+                d = int(block[rows[ib], cols[ia]])
+        if d is None:
+            d = int(self._cached_distances(ia)[ib])
+        return d if 0 <= d <= self.max_hops else None
 
     def neighbours(self, concept: str, k: int) -> list[str]:
         """The concepts at exactly ``k`` hops (``1 <= k <= max_hops``), in graph order; ``[]`` if unknown."""
@@ -167,9 +212,9 @@ def _assertions(path: Path) -> Iterable[tuple[str, str, str]]:
 
 
 def hop_weight(graph: KnowledgeGraph, a: str | None, b: str | None) -> float:
-    """``1 / h``, ``h`` = hops clipped to ``[1, max_hops + 1]``; unknown or unreachable: ``max_hops + 1``."""
+    """``1 / (d + 1)``, ``d`` the hop distance; unknown, unconnected or beyond ``max_hops``: ``1 / (max_hops + 1)``."""
     h = graph.hops(a, b) if a is not None and b is not None else None
-    return 1.0 / (graph.max_hops + 1 if h is None else max(h, 1))
+    return 1.0 / (graph.max_hops + 1 if h is None else h + 1)
 
 
 def dialogue_adjacency(graph: KnowledgeGraph, context: Sequence[str | None], response: Sequence[str | None]) -> np.ndarray:

@@ -1,11 +1,15 @@
 """GRADE's scoring head and its checkpoint (Huang et al. 2020, Sections 3.1, 3.4, 3.5).
 
 ``score(c, r) = sigmoid(MLP([u; g]))`` with ``MLP = Linear-ELU-Linear-ELU-Linear`` (Section 3.4),
-``u`` the utterance-level branch and ``g`` the graph branch (:class:`dialeval.grade.gat.GraphBranch`).
+``u`` the utterance-level branch and ``g`` the graph branch (:class:`dialeval.grade.gat.GraphBranch`:
+Eq. 4-10 with the ``V_l h_i`` self term of Eq. 9 and the ELU after FC0 of Eq. 10).
 The paper's ``u`` is BERT's pooled ``[CLS]`` of ``[CLS] c [SEP] r [SEP]``, BERT fine-tuned. Here
 ``x`` is the encoder's mean-pooled encoding (:mod:`dialeval.grade.encoder`: cross or dual), the encoder
 fine-tuned through a LoRA adapter (``encoder_lora``) or frozen, and ``u = tanh(W x + b)``, a trained
 layer in the place of BERT's pooler. ``graph=False`` drops ``g`` (the "no graph branch" ablation).
+``similarity_skip`` (an ablation, off by default; dual only) adds a learned multiple of
+``cos(c, r)`` to the logit. :meth:`GradeConfig.departures` names every way a configuration departs
+from the paper's Section 3; the scorer's signature carries that list.
 
 Training objective (Section 3.5): margin ranking ``max(0, m - s(c, r+) + s(c, r-))``, ``m = 0.1``
 (:func:`ranking_loss`).
@@ -28,6 +32,7 @@ from torch import nn
 from torch.nn import functional as F
 
 from dialeval.grade.gat import GraphBranch
+from dialeval.grade.graph import DEFAULT_MAX_HOPS
 
 CONFIG_FILE = "config.json"
 MARGIN = 0.1
@@ -57,9 +62,11 @@ class GradeConfig:
     node_vectors: str = "glove"  # glove | encoder | numberbatch:<path>
     node_dim: int = 50
     graph_file: str = "conceptnet.txt"
-    max_hops: int = 2
+    max_hops: int = DEFAULT_MAX_HOPS  # hop-distance search depth: farther pairs get 1/(max_hops + 1)
     neighbours: list[int] = field(default_factory=lambda: [10, 10])  # N_1, N_2 (K = len)
     hop_attention: bool = True  # False: GAT logits not scaled by the hop adjacency (Table 3 ablation)
+    gat_self_term: bool = True  # Eq. 9's V_l h_i (False: the layer of dialeval checkpoints before issue #18)
+    graph_out_elu: bool = True  # Eq. 10's ELU after FC0 (False: before issue #18)
     context_keywords: int = 10
     response_keywords: int = 5
     hidden: int = 128
@@ -81,8 +88,36 @@ class GradeConfig:
         if not path.is_file():
             raise FileNotFoundError(f"{folder}: no GRADE {CONFIG_FILE}")
         raw = json.loads(path.read_text())
+        raw.setdefault("gat_self_term", False)  # checkpoints written before these fields existed
+        raw.setdefault("graph_out_elu", False)
         known = {f.name for f in fields(cls)}
         return cls(**{k: v for k, v in raw.items() if k in known})
+
+
+    def departures(self) -> list[str]:
+        """Short names of every way this configuration departs from the paper's Section 3 (the
+        paper: BERT-base fine-tuned, cross-encoded, Numberbatch node vectors, full ConceptNet,
+        K = 2, N = 10, hop attention, Eq. 9-10 as published, no similarity skip)."""
+        out = []
+        if self.encoder != "bert-base-uncased":
+            out.append("encoder-" + ("minilm" if "minilm" in self.encoder.lower() else Path(self.encoder).name))
+        out.append("lora" if self.encoder_lora else "frozen")
+        if self.pair_encoding != "cross":
+            out.append(self.pair_encoding)
+        if not self.node_vectors.startswith("numberbatch"):
+            out.append(self.node_vectors)
+        out.append("cn100k" if "conceptnet" in Path(self.graph_file).stem.lower() and not self.graph_file.endswith((".csv", ".csv.gz")) else "kg")
+        if len(self.neighbours) != 2 or any(n != 10 for n in self.neighbours):
+            out.append("K" + str(len(self.neighbours)))
+        if not self.hop_attention:
+            out.append("nohopatt")
+        if not self.gat_self_term:
+            out.append("noV")
+        if not self.graph_out_elu:
+            out.append("nofc0elu")
+        if self.similarity_skip:
+            out.append("skip")
+        return out
 
 
 class GradeHead(nn.Module):
@@ -93,7 +128,8 @@ class GradeHead(nn.Module):
         self.config, self.use_graph = config, graph
         self.adapter = nn.Linear(config.encoder_dim, config.adapter_dim)
         self.graph = GraphBranch(config.node_dim, len(config.neighbours), config.hidden, config.heads,
-                                 config.layers, config.graph_dim, config.hop_attention) if graph else None
+                                 config.layers, config.graph_dim, config.hop_attention, config.gat_self_term,
+                                 config.graph_out_elu) if graph else None
         sizes = [config.adapter_dim + (config.graph_dim if graph else 0), *config.mlp, 1]
         self.mlp = nn.ModuleList(nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
         self.dropout = nn.Dropout(config.dropout)

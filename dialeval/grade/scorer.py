@@ -135,7 +135,8 @@ class GradeScorer:
         return make_signature("grade", model=weights_id(self.name, self.folder), encoder=self.config.encoder,
                               pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph,
                               nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
-                              hops=len(self.config.neighbours), skip=self.config.similarity_skip)
+                              hops=len(self.config.neighbours), skip=self.config.similarity_skip,
+                              departures="+".join(self.config.departures()) or "none")
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         """``grade`` per pair (in [0, 1]) and its mean, the signature and per-item ``flags``: an empty
