@@ -67,6 +67,13 @@ def bundled_for_metric() -> dict[str, tuple[str, ...]]:
     return {s.name: s.bundled for s in specs()}
 
 
+def cache_folders() -> dict[str, tuple[str, ...]]:
+    """metric -> the bundled folders that key its cached scores: its own (``MetricSpec.bundled``)
+    and those of the metrics it reads (``MetricSpec.reads``)."""
+    own = bundled_for_metric()
+    return {s.name: own[s.name] + tuple(f for m in s.reads for f in own[m]) for s in specs()}
+
+
 def hub_alternatives() -> dict[str, str]:
     """A published model id -> the bundled stand-in any metric uses when it cannot be had."""
     return {model: stand_in for s in specs() for model, stand_in in s.hub_alternatives.items()}

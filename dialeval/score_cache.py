@@ -43,15 +43,15 @@ def items_hash(items: Sequence[dict]) -> str:
 
 @functools.lru_cache(maxsize=16)
 def weights_fingerprint(metric: str) -> str:
-    """Content hashes of the bundled model folders ``metric`` loads by default
-    (``MetricSpec.bundled``, :func:`dialeval.registry.bundled_for_metric`), so retrained weights miss the cache of the metrics
-    that use them and only those; an unknown metric is keyed by every bundled folder."""
+    """Content hashes of the bundled model folders ``metric`` loads by default and of those of the
+    metrics it reads (:func:`dialeval.registry.cache_folders`), so retrained weights miss the cache
+    of the metrics that use them and only those; an unknown metric is keyed by every bundled folder."""
     from dialeval.hub import content_hash, hub_root
-    from dialeval.registry import bundled_for_metric
+    from dialeval.registry import cache_folders
 
     root = hub_root()
     folders = sorted(p for p in root.iterdir() if p.is_dir() and any(p.iterdir())) if root.is_dir() else []
-    bundled = bundled_for_metric()
+    bundled = cache_folders()
     if metric in bundled:
         folders = [p for p in folders if p.name in bundled[metric]]
     return _digest({p.name: content_hash(p) for p in folders})

@@ -181,3 +181,13 @@ def test_evaluate_module_checks_the_optional_references(stub_components):
         module.compute(contexts=[["hi"]], responses=["yes"], references=[[3]], model=str(folder))
     with pytest.raises(ValueError, match="references has 2 entries for 1 responses"):
         module.compute(contexts=[["hi"]], responses=["yes"], references=[["a"], ["b"]], model=str(folder))
+
+
+def test_the_components_weights_key_the_combined_scores_in_the_cache():
+    from dialeval import registry
+
+    folders = registry.cache_folders()
+    reads = registry.spec("combined").reads
+    assert set(folders["combined"]) == {f for m in reads for f in registry.spec(m).bundled}
+    assert {"grade-dailydialog", "ssrem-chitchat", "smollm2-dialogue", "minilm-nli"} <= set(folders["combined"])
+    assert folders["grade"] == registry.spec("grade").bundled  # a metric that reads none keeps its own

@@ -200,4 +200,8 @@ def test_app_scores_equal_the_evaluate_module(name, tmp_path, modules_cache):
             client.predict(**{**boxes, first: "[\"unclosed"}, options="", api_name="/compute")
         with pytest.raises(gradio_client.exceptions.AppError, match="no_such_option"):
             client.predict(**boxes, options='{"no_such_option": 1}', api_name="/compute")
-    assert result == expected
+    # the same scores, up to float32 noise (two processes may sum in another order); strings equal
+    assert result.keys() == expected.keys()
+    for key, value in expected.items():
+        numeric = isinstance(value, float) or (isinstance(value, list) and value and isinstance(value[0], float))
+        assert result[key] == (pytest.approx(value, rel=1e-6) if numeric else value), key

@@ -143,6 +143,8 @@ class MetricSpec:
     scales: Callable[[], Mapping[str, Scale]]
     # bundled hub/ folders it loads by default, and how each model it may load is (re)built
     bundled: tuple[str, ...] = ()
+    # other metrics whose scores it reads (a combination of them): their folders key its cached scores too
+    reads: tuple[str, ...] = ()
     build_hints: Mapping[str, str] = field(default_factory=dict)
     # a published model id -> the bundled stand-in used when the published one cannot be had
     hub_alternatives: Mapping[str, str] = field(default_factory=dict)
