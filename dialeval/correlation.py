@@ -6,7 +6,8 @@
   (items resampled with replacement, ``n_resamples`` times).
 * :func:`system_level`: the correlation of per-system means (one point per dialogue model).
 * :func:`williams_test`: whether two metrics' correlations with the same human scores differ
-  (Williams 1959, as recommended for dependent correlations by Graham & Baldwin 2014).
+  (Williams 1959, as recommended for dependent correlations by Graham & Baldwin 2014);
+  :func:`williams_spearman` applies it to Spearman correlations of per-item scores.
 * :func:`inter_rater`: leave-one-rater-out agreement between human raters (Pang et al. 2020).
 """
 
@@ -124,6 +125,19 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
         return math.nan, math.nan
     t = (r12 - r13) * math.sqrt((n - 1) * (1 + r23)) / denominator
     return float(t), float(stats.t.sf(t, n - 3))
+
+
+def williams_spearman(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> float | None:
+    """One-sided p of "Spearman(a, human) > Spearman(b, human)": :func:`williams_test` on the
+    Spearman correlations over the items where all three are finite; ``None`` with 3 items or
+    fewer or when ``a`` and ``b`` do not correlate (a constant one)."""
+    keep = [i for i in range(len(human)) if all(math.isfinite(v[i]) for v in (a, b, human))]
+    if len(keep) <= 3:
+        return None
+    pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
+    r12, r13 = stats.spearmanr(pick(a), pick(human))[0], stats.spearmanr(pick(b), pick(human))[0]
+    r23 = stats.spearmanr(pick(a), pick(b))[0]
+    return williams_test(r12, r13, r23, len(keep))[1] if math.isfinite(r23) else None
 
 
 def inter_rater(ratings: Sequence[Sequence[float]]) -> dict[str, float]:

@@ -11,6 +11,7 @@ import pytest
 from dialeval.combined import runner as combined_runner
 from dialeval.combined.features import feature_table, pattern
 from dialeval.combined.model import CombinedModel, fit_linear, percentiles
+from dialeval.core.degenerate import response_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "training"))
@@ -105,8 +106,10 @@ def stub_components(monkeypatch, tmp_path):
         n = len(items)
         scores = {"fed": {"turn_overall": [1.0 + i for i in range(n)]}, "grade": {"grade": [0.2 * (i + 1) for i in range(n)]}}
         signatures = {"fed": "metric:fed|model:stub-fed|version:x", "grade": "metric:grade|model:stub-grade|version:x"}
-        flags = {"fed": [[] for _ in items], "grade": [["unknown_words"] if it["response"] == "asdf qwer" else []
-                                                        for it in items]}
+        # as the real components do: every one flags empty and repetitive responses, GRADE unknown words too
+        own = [response_flags(it["response"]) for it in items]
+        flags = {"fed": own, "grade": [f + (["unknown_words"] if it["response"] == "asdf qwer" else [])
+                                       for f, it in zip(own, items)]}
         return combined_runner.Components(scores, signatures, flags, {"multiref": "not applicable: no references"})
 
     monkeypatch.setattr(combined_runner, "component_scores", component_scores)
@@ -121,7 +124,7 @@ def test_runner_scores_with_the_pattern_model_and_applies_the_policy(stub_compon
     per_item, signature = scores
     expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0, 3.0, 4.0, 5.0], "grade": [0.2, 0.4, 0.6, 0.8, 1.0]})
     assert per_item["combined"][:2] == pytest.approx(expected[:2])
-    # empty, repetitive (the response's own flags) and unknown words (GRADE's flag): the worst value ...
+    # empty, repetitive and unknown words (flags the components set): the worst value ...
     assert per_item["combined"][2:] == [0.0, 0.0, 0.0]
     assert scores.flags == [[], [], ["empty"], ["repetitive"], ["unknown_words"]]
     assert min(expected[2:]) > 0.0  # ... where their component scores alone would not give it
@@ -149,8 +152,13 @@ def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, 
     assert "missing:grade" in signature
 
 
-def test_a_missing_model_names_the_build_command(tmp_path):
+def test_a_missing_model_names_the_build_command(tmp_path, monkeypatch):
     from dialeval.models import ModelNotFoundError
+
+    def never(*args, **kwargs):
+        raise AssertionError("components scored although the combined model is missing")
+
+    monkeypatch.setattr(combined_runner, "component_scores", never)
 
     with pytest.raises(ModelNotFoundError, match="training/combined.py"):
         combined_runner.run_combined([{"context": ["hi"], "response": "yes"}], str(tmp_path / "nowhere"))

@@ -33,7 +33,7 @@ from typing import Any, Sequence
 
 from dialeval.combined.features import FEATURES, feature_table, pattern
 from dialeval.combined.model import RIDGE, CombinedModel, LinearModel, fit_linear
-from dialeval.combined.runner import component_scores, weights_named
+from dialeval.combined.runner import component_scores, model_of
 from dialeval.core.tables import fmt, format_table
 from dialeval.judgments import load_judgments, sets as judgment_sets
 
@@ -53,7 +53,7 @@ def gather(set_names: Sequence[str]) -> tuple[dict[str, tuple[dict, list[float]]
         if missing:
             raise SystemExit(f"{name}: component weights missing for {missing}: {[found.left_out[j] for j in missing]}")
         for job, signature in found.signatures.items():
-            components.setdefault(job, weights_named({job: signature}).split("=", 1)[1])
+            components.setdefault(job, model_of(signature))
         rows[name] = (feature_table(found.scores), [it.score for it in judged])
         print(f"{name}: {len(items)} items, features {pattern(rows[name][0])} ({time.perf_counter() - start:.1f} s)",
               file=sys.stderr)

@@ -37,7 +37,7 @@ from typing import Any, Callable, Sequence
 from dialeval import paper, registry
 from dialeval.compare import agreement_of, compare_unpaired, pair_items, scale_dict
 from dialeval.core.significance import human_agreement
-from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_test
+from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
 from dialeval.judgments import load_judgments, sets as judgment_sets
 from dialeval.runners import RUNNERS, get_runner
 from dialeval.score_cache import cached_scores
@@ -86,8 +86,6 @@ def correlations(per_item: dict[str, list[float]], human: list[float], systems: 
 
 def compare_with_best(cells: Sequence[dict[str, Any]], human: list[float]) -> None:
     """Add ``williams_p`` to every sub-metric of a set: one-sided p of "the best Spearman > this one"."""
-    from scipy import stats
-
     scored = [(cell, sub, c) for cell in cells if cell["status"] == "ok" for sub, c in cell["correlations"].items()]
     if len(scored) < 2:
         return
@@ -97,12 +95,7 @@ def compare_with_best(cells: Sequence[dict[str, Any]], human: list[float]) -> No
         if (cell is best_cell and sub == best_sub):
             c["williams_p"] = None
             continue
-        other = cell["per_item"][sub]
-        keep = [i for i, v in enumerate(human) if all(math.isfinite(x) for x in (v, best_scores[i], other[i]))]
-        pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
-        r12, r13 = stats.spearmanr(pick(best_scores), pick(human))[0], stats.spearmanr(pick(other), pick(human))[0]
-        r23 = stats.spearmanr(pick(best_scores), pick(other))[0]
-        c["williams_p"] = williams_test(r12, r13, r23, len(keep))[1] if len(keep) > 3 and math.isfinite(r23) else None
+        c["williams_p"] = williams_spearman(best_scores, cell["per_item"][sub], human)
         c["williams_vs"] = f"{best_cell['job']}:{best_sub}"
 
 

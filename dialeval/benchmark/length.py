@@ -51,10 +51,12 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float] | 
     fewer than 3 such pairs or a constant side."""
     from scipy import stats
 
-    pairs = [(x, y) for x, y in zip(xs, ys) if math.isfinite(x) and math.isfinite(y)]
-    if len(pairs) < 3 or len({x for x, _ in pairs}) < 2 or len({y for _, y in pairs}) < 2:
+    from dialeval.correlation import finite_pairs
+
+    x, y = finite_pairs(xs, ys)
+    if len(x) < 3 or x.min() == x.max() or y.min() == y.max():
         return None
-    rho, p = stats.spearmanr([x for x, _ in pairs], [y for _, y in pairs])
+    rho, p = stats.spearmanr(x, y)
     return float(rho), float(p)
 
 

@@ -25,21 +25,6 @@ def _spearman(scores: Sequence[float], human: Sequence[float]) -> float:
     return correlate(scores, human).spearman
 
 
-def _williams(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> float | None:
-    """One-sided p of "Spearman(a, human) > Spearman(b, human)" over the items where all three are finite."""
-    from scipy import stats
-
-    from dialeval.correlation import williams_test
-
-    keep = [i for i in range(len(human)) if all(math.isfinite(v[i]) for v in (a, b, human))]
-    if len(keep) <= 3:
-        return None
-    pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
-    r12, r13 = stats.spearmanr(pick(a), pick(human))[0], stats.spearmanr(pick(b), pick(human))[0]
-    r23 = stats.spearmanr(pick(a), pick(b))[0]
-    return williams_test(r12, r13, r23, len(keep))[1] if math.isfinite(r23) else None
-
-
 def best_single(scores: dict[str, dict[str, list[float]]], human: Sequence[float],
                 headline_only: bool) -> tuple[str, float] | None:
     """``(job:sub, Spearman)`` of the component score that agrees best with ``human`` on this set."""
@@ -64,8 +49,8 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
                       seed: int = 0) -> dict[str, Any]:
     """Per set: the held-out combined Spearman, the best single metric's, intervals and Williams' p."""
     from dialeval.combined.model import CombinedModel
-    from dialeval.combined.runner import DEFAULT_MODEL, component_scores, resolve_folder, run_combined
-    from dialeval.correlation import bootstrap_interval
+    from dialeval.combined.runner import DEFAULT_MODEL, combine, component_scores, resolve_folder
+    from dialeval.correlation import bootstrap_interval, williams_spearman
     from dialeval.judgments import load_judgments
 
     bundle = CombinedModel.load(resolve_folder(model or DEFAULT_MODEL))
@@ -73,9 +58,9 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
     for set_name in sets or sorted(bundle.held_out):
         judged = load_judgments(set_name)
         items, human = [vars(it) for it in judged], [it.score for it in judged]
-        per_item, signature = run_combined(items, model, held_out=set_name)
-        combined = per_item["combined"]
-        scores = component_scores(items, set_name).scores
+        found = component_scores(items, set_name)
+        per_item, signature = combine(found, model, held_out=set_name)
+        combined, scores = per_item["combined"], found.scores
         best, best_any = best_single(scores, human, True), best_single(scores, human, False)
         row: dict[str, Any] = {
             "set": set_name, "n": len(items), "trained_on": bundle.held_out[set_name].sets,
@@ -88,7 +73,7 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
             job, sub = key.split(":", 1)
             row |= {"best_single": key, "best_single_spearman": rho,
                     "best_single_interval": bootstrap_interval(scores[job][sub], human, "spearman", n_resamples, seed=seed),
-                    "williams_p": _williams(combined, scores[job][sub], human)}
+                    "williams_p": williams_spearman(combined, scores[job][sub], human)}
         if best_any is not None:
             row |= {"best_any": best_any[0], "best_any_spearman": best_any[1]}
         rows.append(row)

@@ -19,7 +19,8 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Sequence
+from pathlib import Path
+from typing import Sequence
 
 from dialeval.core.results import ItemScores
 
@@ -28,10 +29,8 @@ MISSING = "missing weights"
 _MODEL_FIELD = re.compile(r"(?:^|\|)model:([^|]+)")
 
 
-def resolve_folder(model: str) -> Any:
+def resolve_folder(model: str) -> Path:
     """A folder holding ``combined.json``: a directory, or ``dialeval/<name>`` bundled under ``hub/``."""
-    from pathlib import Path
-
     from dialeval.combined.model import MODEL_FILE
     from dialeval.hub import bundled_dir
     from dialeval.models import ModelNotFoundError
@@ -95,13 +94,15 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     return found
 
 
+def model_of(signature: str) -> str:
+    """The ``model:`` field of a signature (``none`` for a metric that loads none)."""
+    found = _MODEL_FIELD.search(signature)
+    return found.group(1) if found else "none"
+
+
 def weights_named(signatures: dict[str, str]) -> str:
-    """``job=<model>`` for every component whose signature names a model, ``+``-joined."""
-    named = []
-    for job, signature in signatures.items():
-        found = _MODEL_FIELD.search(signature)
-        named.append(f"{job}={found.group(1) if found else 'none'}")
-    return "+".join(named)
+    """``job=<model>`` for every component, ``+``-joined."""
+    return "+".join(f"{job}={model_of(signature)}" for job, signature in signatures.items())
 
 
 def run_combined(items: Sequence[dict], model: str | None = None, held_out: str | None = None) -> ItemScores:
@@ -110,19 +111,23 @@ def run_combined(items: Sequence[dict], model: str | None = None, held_out: str 
 
     ``held_out``: the human-judgment set the items are (``dialeval benchmark --all`` passes it): the
     model trained *without* that set scores them, and the components run with that set's options."""
+    if not items:
+        raise ValueError("combined: no items to score")
+    resolve_folder(model or DEFAULT_MODEL)  # a missing model fails before any component is scored
+    return combine(component_scores(items, held_out), model, held_out)
+
+
+def combine(found: Components, model: str | None = None, held_out: str | None = None) -> ItemScores:
+    """:func:`run_combined` from the components' results on the items (:func:`component_scores`)."""
     from dialeval.combined.features import FEATURES, feature_table, pattern
     from dialeval.combined.model import CombinedModel
     from dialeval.combined.scales import SCALES
-    from dialeval.core.degenerate import apply_policy, response_flags
+    from dialeval.core.degenerate import apply_policy
     from dialeval.core.results import make_signature
     from dialeval.hub import weights_id
 
-    if not items:
-        raise ValueError("combined: no items to score")
     name = model or DEFAULT_MODEL
     folder = resolve_folder(name)
-    combined = CombinedModel.load(folder)
-    found = component_scores(items, held_out)
     missing = found.missing_weights()
     for job in missing:
         warnings.warn(f"combined: component {job} skipped ({found.left_out[job]}); its features count as their training mean")
@@ -130,12 +135,10 @@ def run_combined(items: Sequence[dict], model: str | None = None, held_out: str 
     # a component without weights counts as applicable: the model is chosen as with its weights, and
     # LinearModel.predict lets the training mean stand in for its missing values
     available = pattern(table) + tuple(f.name for f in FEATURES if f.job in missing)
-    linear = combined.for_pattern(available, held_out)
-    nan = [float("nan")] * len(items)
-    values = linear.predict({f: table.get(f, nan) for f in linear.features})
-    flags = found.item_flags(len(items))
-    for mine, item in zip(flags, items):
-        mine.extend(f for f in response_flags(item["response"]) if f not in mine)
+    linear = CombinedModel.load(folder).for_pattern(available, held_out)
+    n = len(next(iter(found.flags.values())))
+    values = linear.predict({f: table.get(f, [float("nan")] * n) for f in linear.features})
+    flags = found.item_flags(n)  # every component flags empty and repetitive responses itself
     signature = make_signature(
         "combined", model=weights_id(name, folder), features="+".join(linear.features),
         trained_on=len(linear.sets), held_out=held_out, missing="+".join(missing) or None,
