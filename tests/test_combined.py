@@ -191,11 +191,50 @@ def test_evaluate_module_checks_the_optional_references(stub_components):
         module.compute(contexts=[["hi"]], responses=["yes"], references=[["a"], ["b"]], model=str(folder))
 
 
+def test_evaluate_module_passes_the_references_to_the_components(stub_components, monkeypatch):
+    import dialeval
+
+    folder, _, _ = stub_components
+    seen = []
+    stub = combined_runner.component_scores
+
+    def recording(items, set_name=None, refresh=False):
+        seen.append([it.get("references") for it in items])
+        return stub(items, set_name, refresh)
+
+    monkeypatch.setattr(combined_runner, "component_scores", recording)
+    module = dialeval.load("combined")
+    module.compute(contexts=[["hi"], ["yo"]], responses=["yes", "no"], references=[["a", "b"], ["c"]], model=str(folder))
+    module.compute(contexts=[["hi"]], responses=["yes"], model=str(folder))
+    assert seen == [[["a", "b"], ["c"]], [None]]
+
+
 def test_the_components_weights_key_the_combined_scores_in_the_cache():
     from dialeval import registry
 
     folders = registry.cache_folders()
     reads = registry.spec("combined").reads
-    assert set(folders["combined"]) == {f for m in reads for f in registry.spec(m).bundled}
+    assert folders["combined"][0] == "combined-judgments"  # its own weights, then its components'
+    assert set(folders["combined"][1:]) == {f for m in reads for f in registry.spec(m).bundled}
     assert {"grade-dailydialog", "ssrem-chitchat", "smollm2-dialogue", "minilm-nli"} <= set(folders["combined"])
     assert folders["grade"] == registry.spec("grade").bundled  # a metric that reads none keeps its own
+
+
+def test_the_single_metric_chosen_on_the_other_sets_and_the_table():
+    from dialeval.combined.benchmark import best_single, chosen_elsewhere, format_table
+
+    by_set = {"a": {"x:s": 0.5, "y:s": 0.1}, "b": {"x:s": 0.1, "y:s": 0.3}, "c": {"x:s": 0.2, "y:s": 0.4},
+              "d": {"y:s": 0.9}}
+    # on a: x averages 0.15 on b, c; y 0.533 on b, c, d: y is chosen, and scores 0.1 on a (hindsight: x, 0.5)
+    assert chosen_elsewhere(by_set, "a") == ("y:s", pytest.approx(1.6 / 3), 0.1)
+    assert best_single(by_set["a"]) == ("x:s", 0.5)
+    assert chosen_elsewhere(by_set, "d") == ("y:s", pytest.approx(0.8 / 3), 0.9)  # only y applies on d
+    row = {"set": "a", "n": 10, "trained_on": ["b", "c", "d"], "combined": 0.3, "combined_interval": [0.1, 0.5],
+           "best_single": "x:s", "best_single_spearman": 0.5, "best_single_interval": [0.3, 0.7], "williams_p": 0.9,
+           "chosen_elsewhere": "y:s", "chosen_elsewhere_spearman": 0.1, "chosen_elsewhere_interval": [-0.1, 0.3],
+           "chosen_elsewhere_williams_p": 0.01}
+    text = format_table({"rows": [row], "signature": "metric:combined|x", "wins": 0, "significant_wins": 0,
+                         "wins_vs_chosen_elsewhere": 1, "significant_wins_vs_chosen_elsewhere": 1, "sets": 1})
+    assert "a    10  3                  0.300" in text and "y:s                          0.100    [-0.100, 0.300]" in text
+    assert "above the best single metric (hindsight) on 0 of 1" in text
+    assert "above the single metric chosen on the other sets on 1 of 1 sets (1 significantly)" in text

