@@ -193,10 +193,12 @@ def test_mturk_multi_reference_beats_single(capsys):
         assert result["multi"][name]["spearman"] > result["single"][name]["spearman"], name
 
 
-def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
+def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, tmp_path):
     """`dialeval examples`: one column set per metric; a job whose model is missing is skipped, not fatal."""
     from dialeval import runners
     from dialeval.models import ModelNotFoundError
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))  # combined reads its components through the score cache
 
     def fake_holistic(items, aspects):
         if aspects == ["consistency"]:
@@ -204,10 +206,14 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys):
         return {a: [0.5] * len(items) for a in aspects}, "metric:holistic|fake"
 
     monkeypatch.setitem(runners.RUNNERS, "holistic", fake_holistic)
-    monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode: ({"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
-    assert main(["examples", "--json"]) == 0
+    monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode="conditional", level=None: (
+        {"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
+    with pytest.warns(UserWarning, match="component holistic-consistency skipped"):
+        assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert {"multiref", "fed", "holistic", "grade", "ssrem"} <= set(out)
+    assert set(out) == {"multiref", "fed", "holistic", "grade", "ssrem", "combined"}
+    # combined scores with the fakes' FED and holistic, the real GRADE, and names the NLI it could not load
+    assert len(out["combined"]["scores"]["combined"]) == 6 and "missing:holistic-consistency" in out["combined"]["signatures"][0]
     assert len(out["grade"]["scores"]["grade"]) == 6 and "|lora:no|" in out["grade"]["signatures"][0]  # the bundled frozen-encoder model
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]
