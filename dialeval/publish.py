@@ -172,8 +172,11 @@ def _comparison(name: str, folder: Path, report: dict) -> str:
     spec = card_spec(name, folder)
     full = spec.full
     if not full:
-        return "No full fine-tune to compare with."
-    rows = ["| | this adapter | full fine-tune it replaces |", "|---|---|---|"]
+        return "## Adapter vs full fine-tune\n\nNo full fine-tune of this base was run to compare with."
+    rows = ["## Adapter vs full fine-tune", "",
+            "Same data, similar minutes; the full fine-tune's numbers are those of the earlier run reported",
+            "in dialeval's `training/README.md` and `benchmarks/results/` (its weights were not kept).", "",
+            "| | this adapter | full fine-tune it replaces |", "|---|---|---|"]
     rows.append(f"| steps x batch | {report['step']} x {report['args'].get('batch_size', '?')} | {full['steps']} x "
                 f"{report['args'].get('batch_size', '?')} |")
     rows.append(f"| minutes (wall clock, shared 2-core CPU) | {report.get('minutes', 0):.0f} | {full['minutes']} |")
@@ -226,13 +229,8 @@ import evaluate  # offline: the checkout's hub/{name} folder is found as dialeva
 
 {_method(folder)};
 AdamW, lr {args.get('lr')}, warm-up {args.get('warmup')} steps, linear decay to step {last.get('max_steps')};
-{report['step']} steps in {report.get('minutes', 0):.1f} minutes on a shared 2-core CPU (1 thread).
+{report['step']} steps in {report.get('minutes', 0):.1f} minutes on a shared 2-core CPU ({last.get('threads', 1)} thread(s)).
 The full report (arguments, loss curve, held-out numbers) is `dialeval_training.json`.{per_source}
-
-## Adapter vs full fine-tune
-
-Same data, similar minutes; the full fine-tune's numbers are those of the earlier run reported
-in dialeval's `training/README.md` and `benchmarks/results/` (its weights were not kept).
 
 {_comparison(name, folder, report)}
 
@@ -268,8 +266,8 @@ def _method(folder: Path) -> str:
 
 
 def _command(name: str, args: dict) -> str:
-    script = "training/nli.py" if name == "minilm-nli" else f"training/finetune_lm.py --preset {args.get('preset')}"
-    keep = ("lr", "warmup", "max_steps", "minutes", "save_every", "lora_r", "threads")
+    script = "training/nli.py" if name.endswith("-nli") else f"training/finetune_lm.py --preset {args.get('preset')}"
+    keep = ("base", "frozen_layers", "lr", "warmup", "max_steps", "minutes", "save_every", "lora_r", "threads")
     options = " ".join(f"--{k.replace('_', '-')} {args[k]}" for k in keep if args.get(k) not in (None, "None"))
     return f"python {script} --output hub/{name} {options}"
 

