@@ -266,7 +266,9 @@ def _method(folder: Path) -> str:
 
 
 def _command(name: str, args: dict) -> str:
-    script = "training/nli.py" if name.endswith("-nli") else f"training/finetune_lm.py --preset {args.get('preset')}"
+    # the LM script records a --preset, the NLI script none
+    preset = args.get("preset")
+    script = f"training/finetune_lm.py --preset {preset}" if preset not in (None, "None") else "training/nli.py"
     keep = ("base", "frozen_layers", "lr", "warmup", "max_steps", "minutes", "save_every", "lora_r", "threads")
     options = " ".join(f"--{k.replace('_', '-')} {args[k]}" for k in keep if args.get(k) not in (None, "None"))
     return f"python {script} --output hub/{name} {options}"

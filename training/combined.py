@@ -34,7 +34,7 @@ from typing import Any, Sequence
 from dialeval.combined.features import FEATURES, feature_table, pattern
 from dialeval.combined.model import RIDGE, CombinedModel, LinearModel, fit_linear
 from dialeval.combined.runner import component_scores, model_of
-from dialeval.core.tables import fmt, fmt_p, format_table
+from dialeval.core.tables import fmt, format_table
 from dialeval.judgments import load_judgments, sets as judgment_sets
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -88,20 +88,13 @@ LOSO_RESULTS = ROOT / "benchmarks" / "results" / "combined-loso.json"
 
 
 def loso_table(results: dict[str, Any] | None) -> str:
-    """The leave-one-set-out Spearman per set beside the best single metric, from the saved benchmark."""
+    """The saved leave-one-set-out benchmark as it prints (:func:`dialeval.combined.benchmark.format_table`)."""
+    from dialeval.combined.benchmark import format_table as loso_text
+
     if not results:
         return ("Not measured yet: `dialeval benchmark --metric combined --dataset combined-loso --save "
                 "benchmarks/results/combined-loso.json`, then `python training/combined.py --card`.")
-    rows = [[r["set"], r["n"], fmt(r["combined"]), r.get("best_single", ""), fmt(r.get("best_single_spearman")),
-             fmt_p(r.get("williams_p")), r.get("chosen_elsewhere", ""), fmt(r.get("chosen_elsewhere_spearman")),
-             fmt_p(r.get("chosen_elsewhere_williams_p"))] for r in results["rows"]]
-    table = format_table(["set", "n", "combined (held out)", "best single (hindsight)", "its rho", "Williams p",
-                          "single chosen on the other sets", "its rho", "Williams p"], rows)
-    return (f"```\n{table}\n```\nAbove the best single metric chosen on the set itself (hindsight) on "
-            f"{results['wins']} of {results['sets']} sets, {results['significant_wins']} significantly (Williams "
-            f"p < 0.05); above the single metric with the best mean Spearman on the other sets on "
-            f"{results['wins_vs_chosen_elsewhere']} of {results['sets']}, "
-            f"{results['significant_wins_vs_chosen_elsewhere']} significantly.")
+    return f"```\n{loso_text(results)}\n```"
 
 
 def card_body(bundle: CombinedModel, results: dict[str, Any] | None) -> str:

