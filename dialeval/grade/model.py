@@ -8,8 +8,13 @@ The paper's ``u`` is BERT's pooled ``[CLS]`` of ``[CLS] c [SEP] r [SEP]``, BERT 
 fine-tuned through a LoRA adapter (``encoder_lora``) or frozen, and ``u = tanh(W x + b)``, a trained
 layer in the place of BERT's pooler. ``graph=False`` drops ``g`` (the "no graph branch" ablation).
 ``similarity_skip`` (an ablation, off by default; dual only) adds a learned multiple of
-``cos(c, r)`` to the logit. :meth:`GradeConfig.departures` names every way a configuration departs
-from the paper's Section 3; the scorer's signature carries that list.
+``cos(c, r)`` to the logit. ``utterance_dropout`` (p, training only, a dialeval departure) replaces
+``u`` by zeros for a random share p of the contexts of a batch, for the true response and its
+negatives alike (:meth:`GradeHead.utterance_keep`; no rescaling: at inference ``u`` is always there,
+as for the kept contexts), so the head also learns to rank from ``g`` alone and cannot leave the
+graph branch unused when a frozen encoder's ``u`` already separates the training pairs.
+:meth:`GradeConfig.departures` names every way a configuration departs from the paper's Section 3;
+the scorer's signature carries that list.
 
 Training objective (Section 3.5): margin ranking ``max(0, m - s(c, r+) + s(c, r-))``, ``m = 0.1``
 (:func:`ranking_loss`).
@@ -76,6 +81,7 @@ class GradeConfig:
     mlp: list[int] = field(default_factory=lambda: [256, 64])
     dropout: float = 0.1
     edge_drop: float = 0.1
+    utterance_dropout: float = 0.0  # training: share of pairs whose utterance branch u is zeroed
 
     def save(self, folder: str | os.PathLike) -> Path:
         path = Path(folder) / CONFIG_FILE
@@ -100,7 +106,8 @@ class GradeConfig:
         K = 2, N = 10, hop attention, Eq. 9-10 as published, no similarity skip)."""
         out = []
         if self.encoder != "bert-base-uncased":
-            out.append("encoder-" + ("minilm" if "minilm" in self.encoder.lower() else Path(self.encoder).name))
+            short = next((k for k in ("minilm", "mpnet") if k in self.encoder.lower()), Path(self.encoder).name)
+            out.append("encoder-" + short)
         out.append("lora" if self.encoder_lora else "frozen")
         if self.pair_encoding != "cross":
             out.append(self.pair_encoding)
@@ -117,6 +124,8 @@ class GradeConfig:
             out.append("nofc0elu")
         if self.similarity_skip:
             out.append("skip")
+        if self.utterance_dropout:
+            out.append(f"udrop{self.utterance_dropout:g}")
         return out
 
 
@@ -141,9 +150,12 @@ class GradeHead(nn.Module):
             nn.init.zeros_(self.mlp[-1].weight)  # the score starts as sigmoid(SKIP_INIT * cos(c, r) + b)
 
     def forward(self, encoding: torch.Tensor, inputs: torch.Tensor | None = None, adj: torch.Tensor | None = None,
-                mask: torch.Tensor | None = None) -> torch.Tensor:
-        """Scores in (0, 1), shape ``(B,)``."""
+                mask: torch.Tensor | None = None, keep: torch.Tensor | None = None) -> torch.Tensor:
+        """Scores in (0, 1), shape ``(B,)``; ``keep`` (training, ``(B,)`` of 0/1): pairs whose
+        utterance branch is kept (:meth:`utterance_keep`)."""
         x = torch.tanh(self.adapter(encoding))
+        if keep is not None:
+            x = x * keep.to(x.dtype).unsqueeze(-1)
         if self.graph is not None:
             if inputs is None or adj is None or mask is None:
                 raise ValueError("this GRADE head has a graph branch: pass inputs, adj and mask")
@@ -158,6 +170,14 @@ class GradeHead(nn.Module):
             d = encoding.shape[-1] // 4
             logit = logit + self.skip * encoding[:, 2 * d : 3 * d].sum(-1)
         return torch.sigmoid(logit)
+
+    def utterance_keep(self, n: int) -> torch.Tensor | None:
+        """In training, which of ``n`` contexts keep the utterance branch (each dropped with
+        probability ``utterance_dropout``); ``None`` (all kept) otherwise or without a graph branch."""
+        p = self.config.utterance_dropout
+        if not self.training or self.graph is None or p <= 0:
+            return None
+        return torch.rand(n) >= p
 
     def save(self, folder: str | os.PathLike) -> Path:
         from safetensors.torch import save_file
