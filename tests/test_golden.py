@@ -5,7 +5,9 @@ benchmark's output, as they were before the metrics moved into their sub-package
 The files in ``tests/golden/`` were written by the commit before that move (``dialeval examples
 --json``, ``dialeval <command> --help``, ``dialeval benchmark --metric multiref --dataset
 multiref-mturk --json``). Scores may differ by float32 noise between CPUs and library builds
-(relative 1e-4 on summed log-likelihoods), never more; signatures and CLI text must be identical.
+(relative 1e-4 on summed log-likelihoods; absolute 2e-5 on scores near zero that are differences
+of log-likelihoods, FED's and holistic coherence's: 5e-6 seen between the CPU that wrote the files and
+an AMD EPYC), never more; signatures and CLI text must be identical.
 """
 
 import json
@@ -16,8 +18,9 @@ import pytest
 from dialeval.cli import main
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
-RELATIVE, ABSOLUTE = 1e-4, 1e-6
-HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare")
+RELATIVE, ABSOLUTE = 1e-4, 2e-5
+HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare",
+                 "install-bases")
 
 
 def cli_json(capsys, *argv: str) -> dict:

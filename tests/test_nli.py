@@ -271,8 +271,10 @@ def lora_top_model(base: Path, frozen_layers: int):
 
 @pytest.mark.parametrize("family, layers, frozen", [("bert", 2, 1), ("mpnet", 3, 1), ("mpnet", 3, 2)])
 def test_cached_path_is_the_full_model(tmp_path, family, layers, frozen):
-    """Cached lower layers (float32) + top_logits give the full model's logits to 1e-5, over pairs
-    of different lengths (padded); without MPNet's position bias they would not."""
+    """Cached lower layers (float32) + top_logits give the full model's logits to 1e-4, over pairs
+    of different lengths (padded); without MPNet's position bias they would not. Float32 noise from
+    the batches' different padding, seen: hidden states 3e-6 (of values up to 3.3), logits 1.6e-5
+    (std 1.6) on an AMD EPYC; 1e-6 and 1e-5 on the CPU these tolerances were first set on."""
     import dataclasses
 
     import torch
@@ -296,10 +298,10 @@ def test_cached_path_is_the_full_model(tmp_path, family, layers, frozen):
                                                    output_hidden_states=True).hidden_states[frozen]
         short = train_nli.top_logits(model, cached, frozen)
     assert [c.shape for c in cached] == [(n, 32) for n in lengths]
-    assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=1e-6) for i, c in enumerate(cached))
+    assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=1e-5) for i, c in enumerate(cached))
     assert float(full.std()) > 0.1  # logits that tell pairs apart
-    assert torch.allclose(full, short, atol=1e-5), float((full - short).abs().max())
-    assert train_nli.check_cached_path(model, tokenizer, features, frozen) < 1e-5
+    assert torch.allclose(full, short, atol=1e-4), float((full - short).abs().max())
+    assert train_nli.check_cached_path(model, tokenizer, features, frozen) < 1e-4
     with torch.no_grad():  # the stored float16 cache: rounding only
         stored = train_nli.top_logits(model, train_nli.cache_hidden(model, tokenizer, features, frozen), frozen)
     assert torch.allclose(full, stored, atol=2e-2)
