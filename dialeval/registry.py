@@ -74,6 +74,13 @@ def cache_folders() -> dict[str, tuple[str, ...]]:
     return {s.name: own[s.name] + tuple(f for m in s.reads for f in own[m]) for s in specs()}
 
 
+def resolved_defaults(metric: str) -> dict[str, dict[str, str]]:
+    """``metric`` and each metric it reads -> the models their runners load by default, as they
+    resolve now (:attr:`MetricSpec.default_models`; metrics without such defaults are left out)."""
+    names = (metric, *spec(metric).reads)
+    return {name: dict(spec(name).default_models()) for name in names if spec(name).default_models}
+
+
 def hub_alternatives() -> dict[str, str]:
     """A published model id -> the bundled stand-in any metric uses when it cannot be had."""
     return {model: stand_in for s in specs() for model, stand_in in s.hub_alternatives.items()}

@@ -3,8 +3,9 @@
 An entry is one JSON file ``<cache>/scores/<key>.json`` holding ``{"per_item": ..., "signature": ...,
 "flags": ...}`` (``flags``: per item, the flags the scorer set, :mod:`dialeval.core.degenerate`).
 The key is the SHA-256 of everything that decides the scores: the metric, its options, the dialeval
-version, the fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs
-(:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
+version, the models its runner loads for the options not given, as they resolve now
+(:func:`dialeval.registry.resolved_defaults`: e.g. FED's DialoGPT vs. its bundled stand-in), the
+fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs (:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
 entries are never read, only left behind (delete the folder to reclaim the space). An entry names
 its format (:data:`CACHE_FORMAT`); :func:`cached_scores` scores again over an entry of another
 format (format 1, written before the flags, has neither ``format`` nor ``flags``) rather than
@@ -59,9 +60,14 @@ def weights_fingerprint(metric: str) -> str:
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
     from dialeval import __version__
+    from dialeval.registry import METRICS, resolved_defaults
 
-    return _digest({"metric": metric, "options": options, "version": __version__,
-                    "weights": weights_fingerprint(metric), "items": items_hash(items)})
+    key = {"metric": metric, "options": options, "version": __version__,
+           "weights": weights_fingerprint(metric), "items": items_hash(items)}
+    defaults = resolved_defaults(metric) if metric in METRICS else {}
+    if defaults:  # (absent for metrics with fixed defaults: their keys stay as before)
+        key["defaults"] = defaults
+    return _digest(key)
 
 
 def _read(path: Path) -> dict[str, Any] | None:

@@ -77,6 +77,23 @@ def test_retrained_weights_miss_the_cache_of_their_metric_only(tmp_path, monkeyp
     assert after["fed"] == before["fed"] and after["multiref"] == before["multiref"]
 
 
+def test_a_default_model_that_resolves_differently_misses_the_cache(monkeypatch):
+    """holistic's NLI option omitted: the bundled stand-in and roberta-large-mnli (once it can be had)
+    key different entries, for holistic and the combined metric that reads it; not for grade."""
+    from dialeval import score_cache
+    from dialeval.holistic import spec as holistic_spec
+
+    items = [{"context": ["a"], "response": "b"}]
+    keys = {}
+    for nli in ("dialeval/minilm-nli", "roberta-large-mnli"):
+        monkeypatch.setattr(holistic_spec, "default_nli_model", lambda nli=nli: nli)
+        keys[nli] = {m: score_cache.cache_key(m, {}, items) for m in ("holistic", "combined", "grade")}
+    stand_in, published = keys.values()
+    assert stand_in["holistic"] != published["holistic"]
+    assert stand_in["combined"] != published["combined"]
+    assert stand_in["grade"] == published["grade"]
+
+
 @pytest.fixture()
 def rated_file(tmp_path):
     rows = [

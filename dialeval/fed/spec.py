@@ -6,7 +6,7 @@ from typing import Any, Mapping, Sequence
 
 from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell
 from dialeval.fed import scales
-from dialeval.fed.runner import run_fed
+from dialeval.fed.runner import default_dialogue_model, run_fed
 
 LEVELS = ("turn", "dialog")
 STAND_IN = "dialeval/smollm2-dialogue"
@@ -53,6 +53,7 @@ SPEC = MetricSpec(
     runner=run_fed,
     scales=scales.scales,
     bundled=("smollm2-dialogue",),
+    default_models=lambda: {"model": default_dialogue_model()},
     build_hints={STAND_IN: BUILD, "smollm2-dialogue": BUILD, "microsoft/DialoGPT-large": BUILD},
     hub_alternatives={"microsoft/DialoGPT-large": STAND_IN, "microsoft/DialoGPT-medium": STAND_IN},
     judgment_sets={f"fed-{level}": _judgments(level) for level in LEVELS},

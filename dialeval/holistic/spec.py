@@ -8,7 +8,7 @@ from dialeval.core.spec import (
     SAMPLE_PAIRS, Benchmark, CardSpec, Command, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell,
 )
 from dialeval.holistic import augment, scales
-from dialeval.holistic.runner import run_holistic
+from dialeval.holistic.runner import default_holistic_model, default_nli_model, run_holistic
 
 ASPECTS = ("coherence", "fluency", "consistency")
 LM, NLI = "dialeval/smollm2-dailydialog", "dialeval/minilm-nli"
@@ -86,6 +86,7 @@ SPEC = MetricSpec(
     runner=run_holistic,
     scales=lambda: scales.SCALES,
     bundled=("smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
+    default_models=lambda: {"model": default_holistic_model(), "nli": default_nli_model()},
     build_hints={LM: LM_BUILD, "smollm2-dailydialog": LM_BUILD, "gpt2": LM_BUILD,
                  NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD,
                  MPNET_NLI: MPNET_NLI_BUILD, "mpnet-nli": MPNET_NLI_BUILD},
