@@ -580,6 +580,50 @@ def test_per_system_pools_every_item_and_averages_four_table1_correlations():
     assert out["pooled"]["spearman"] == pytest.approx(stats.spearmanr(scores, human)[0]) == pytest.approx(0.7385489, abs=1e-6)
 
 
+def test_versus_cosine_bootstrap_matches_a_plain_loop_over_the_same_resamples():
+    """The vectorised paired bootstrap of (GRADE - cosine) in Table 1's average of four equals a
+    scipy loop over the documented resamples; identical metrics give 0 everywhere."""
+    from types import SimpleNamespace
+
+    import numpy as np
+    from scipy import stats
+
+    from dialeval.grade.benchmark import TABLE1_SYSTEMS, per_system, versus_cosine
+
+    rng = np.random.default_rng(7)
+    systems = ["transformer_ranker"] * 12 + ["transformer_generator"] * 10 + ["dialogGPT"] * 4
+    human = rng.integers(1, 6, len(systems)).astype(float)  # ties, as in mean ratings
+    grade_scores = (human + rng.normal(0, 1.0, len(systems))).tolist()
+    cosine = (human + rng.normal(0, 2.0, len(systems))).tolist()
+    items = [SimpleNamespace(score=h, system=s) for h, s in zip(human, systems)]
+    out = versus_cosine(grade_scores, cosine, items, n_resamples=50, seed=3)
+
+    draw = np.random.default_rng(3)
+    counts = {s: systems.count(s) for s in TABLE1_SYSTEMS}
+    indices = {s: draw.integers(0, counts[s], size=(50, counts[s])) for s in TABLE1_SYSTEMS}
+    diffs = []
+    for b in range(50):
+        avg = []
+        for metric in (grade_scores, cosine):
+            four = []
+            for s in TABLE1_SYSTEMS:
+                where = [i for i, name in enumerate(systems) if name == s]
+                x = [metric[where[j]] for j in indices[s][b]]
+                y = [human[where[j]] for j in indices[s][b]]
+                four += [stats.pearsonr(x, y)[0], stats.spearmanr(x, y)[0]]
+            avg.append(np.mean(four))
+        diffs.append(avg[0] - avg[1])
+    assert out["interval"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-9)
+    assert out["share_at_least"] == pytest.approx(np.mean(np.asarray(diffs) >= 0))
+    assert out["delta"] == pytest.approx(per_system(grade_scores, items)["mean"]["table1_avg4"]
+                                         - per_system(cosine, items)["mean"]["table1_avg4"])
+    assert out["delta"] > 0.1  # the less noisy metric is ahead
+    same = versus_cosine(cosine, cosine, items, n_resamples=20)
+    assert same["delta"] == 0 and same["interval"] == [0, 0] and same["share_at_least"] == 1
+    no_table1 = [SimpleNamespace(score=h, system="dialogGPT") for h in human]
+    assert versus_cosine(grade_scores, cosine, no_table1) is None
+
+
 def test_cosine_row_uses_the_last_three_turns():
     from dialeval.grade.benchmark import cosine_scores
     from dialeval.grade.encoder import MINILM_PACKAGE, load_encoder

@@ -14,7 +14,10 @@ carries the pooled correlation over all pairs of the set (``pooled``). Two refer
   ``score_spearman`` is the Spearman between the scores with the pairs' own graphs and with the
   shuffled graphs (mean over the seeds; 1.0: the graph branch is ignored; issue #18 asks < 0.9);
   ``human_spearman`` the pooled Spearman with the human ratings under shuffling, to be read beside
-  GRADE's own pooled Spearman.
+  GRADE's own pooled Spearman;
+* ``controls.versus_cosine``: GRADE's Table-1 average of four minus the untrained cosine's (issue #18
+  asks >= 0) with a paired, stratified percentile bootstrap interval (:func:`versus_cosine`), so a
+  gap can be read against the noise of 150 rated responses per dialogue model.
 
 Also: keyword coverage of the knowledge graph, inference throughput (pairs/s, features + scoring,
 this CPU).
@@ -32,6 +35,8 @@ import time
 from pathlib import Path
 from typing import Any, Sequence
 
+import numpy as np
+
 from dialeval import paper
 from dialeval.correlation import correlate
 from dialeval.grade.data import load_grade
@@ -47,6 +52,7 @@ BASELINES = {"bleu4": ("BLEU-4", "BLEU"), "rougeL": ("ROUGE-L", "ROUGE"), "meteo
 OURS, OURS_NOGRAPH = "GRADE (ours)", "GRADE no graph (ours)"
 COSINE_TURNS = 3
 SHUFFLE_SEEDS = 5
+BOOTSTRAP_RESAMPLES = 2000
 ABLATIONS = {  # variant folder -> (our row, paper row of Table 3 or None, graph head?)
     "full": ("GRADE (N1=N2=10)", "DailyDialog / Our GRADE (N1=10, N2=10)", True),
     "no-graph": ("no graph branch", "DailyDialog / no graph branch", False),
@@ -149,6 +155,52 @@ def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], respo
     }
 
 
+def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Pearson's r of each row of ``x`` with the same row of ``y``."""
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
+
+
+def resampled_avg4(metric: Sequence[float], items: Sequence[Any], indices: dict[str, np.ndarray]) -> np.ndarray:
+    """Table 1's average of four (Pearson and Spearman of the two Table-1 dialogue models) for each
+    row of resampled positions: ``indices[system]`` is ``(resamples, n_system)`` positions into that
+    system's items (in the set's order). Spearman is Pearson's r of average ranks (ties shared)."""
+    from scipy import stats
+
+    values = np.asarray(metric, dtype=float)
+    human = np.asarray([it.score for it in items], dtype=float)
+    parts = []
+    for system in TABLE1_SYSTEMS:
+        where = np.asarray([i for i, it in enumerate(items) if it.system == system])
+        x, y = values[where][indices[system]], human[where][indices[system]]
+        parts += [_rowwise_pearson(x, y), _rowwise_pearson(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))]
+    return np.mean(parts, axis=0)
+
+
+def versus_cosine(scores: Sequence[float], cosine: Sequence[float], items: Sequence[Any],
+                  n_resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, confidence: float = 0.95) -> dict[str, Any] | None:
+    """``controls.versus_cosine``: ``delta`` = GRADE's Table-1 average of four minus the untrained
+    cosine's, and its paired percentile bootstrap ``interval``: each Table-1 dialogue model's items are
+    resampled with replacement (``numpy.random.default_rng(seed).integers``, one
+    ``(n_resamples, n_system)`` draw per system in :data:`TABLE1_SYSTEMS` order), the same positions for
+    both metrics, and both averages recomputed (:func:`resampled_avg4`); ``share_at_least``: the share
+    of resamples in which GRADE's average is at least the cosine's. ``None`` for a set without both
+    Table-1 dialogue models."""
+    counts = {s: sum(it.system == s for it in items) for s in TABLE1_SYSTEMS}
+    if min(counts.values()) < 3:
+        return None
+    rng = np.random.default_rng(seed)
+    indices = {s: rng.integers(0, counts[s], size=(n_resamples, counts[s])) for s in TABLE1_SYSTEMS}
+    diffs = resampled_avg4(scores, items, indices) - resampled_avg4(cosine, items, indices)
+    diffs = diffs[np.isfinite(diffs)]  # a resample with a constant column has no correlation
+    tail = (1 - confidence) / 2 * 100
+    low, high = np.percentile(diffs, [tail, 100 - tail])
+    delta = per_system(scores, items)["mean"]["table1_avg4"] - per_system(cosine, items)["mean"]["table1_avg4"]
+    return {"delta": float(delta), "interval": [float(low), float(high)], "confidence": confidence,
+            "share_at_least": float(np.mean(diffs >= 0)), "resamples": int(len(diffs)), "seed": seed}
+
+
 def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: str | None = None) -> dict[str, Any]:
     """Tables 1-2 for one set (see module docstring)."""
     from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
@@ -172,7 +224,8 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     return {
         "dataset": f"grade-{name}", "metric": "grade", "n": len(items), "systems": sorted({it.system for it in items}),
         "metrics": metrics, "paper": published(name), "signature": scorer.signature(True),
-        "controls": {"shuffled_graphs": shuffled_graph_control(scorer, contexts, responses, items, scores)},
+        "controls": {"shuffled_graphs": shuffled_graph_control(scorer, contexts, responses, items, scores),
+                     "versus_cosine": versus_cosine(scores, cosine, items)},
         "signature_nograph": scorer.signature(False), "multiref_signature": multiref_signature,
         "keyword_coverage": scorer.featurizer.coverage([scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]),
         "seconds": round(seconds, 1),
@@ -216,6 +269,12 @@ def format_grade(result: dict[str, Any]) -> str:
         f"pooled rho {fmt(control['human_spearman'])} (own graphs {fmt(result['metrics'][OURS]['pooled']['spearman'])}), "
         f"T1 avg4 {fmt(control['table1_avg4'])} (own graphs {fmt(result['metrics'][OURS]['mean']['table1_avg4'])})"
         if control else "control: not run")
+    versus = result.get("controls", {}).get("versus_cosine")
+    versus_line = (
+        f"GRADE minus the untrained cosine, T1 avg4: {versus['delta']:+.3f} ({versus['confidence']:.0%} paired bootstrap "
+        f"interval {versus['interval'][0]:+.3f} .. {versus['interval'][1]:+.3f}; GRADE at least the cosine in "
+        f"{versus['share_at_least']:.0%} of {versus['resamples']:,} resamples; issue #18 asks >= 0)"
+        if versus else None)
     return "\n".join([
         f"GRADE benchmark {result['dataset']} (n={result['n']}, {len(systems)} dialogue models x 150): Pearson r / "
         "Spearman rho with the mean human coherence rating (* p > 0.05)",
@@ -225,6 +284,7 @@ def format_grade(result: dict[str, Any]) -> str:
         f"{fmt(cov['keywords_per_response'], 1)} response keywords per pair; responses without keywords "
         f"{fmt(cov['responses_without_keywords'])}",
         control_line,
+        *([versus_line] if versus_line else []),
         f"throughput: {result['pairs_per_second']} pairs/s (features + scoring, {result['seconds']} s)",
         f"grade: {result['signature']}",
         f"multiref (single reference): {result['multiref_signature']}",
