@@ -444,6 +444,19 @@ def test_frozen_encoder_training_caches_encodings(tmp_path):
     assert sorted(p.name for p in (tmp_path / "work").glob("*-examples.json")) == [
         "train-24-s0-examples.json", "validation-8-s0-examples.json"]
     assert "lora:no" in GradeScorer(out).score([["do you like dogs ?"]], ["yes ."])["signature"]
+    # the untrained cosine's held-out accuracy, recomputed from the texts with the same encoder
+    import json
+
+    from dialeval.grade.encoder import MINILM_PACKAGE, load_encoder
+
+    examples = json.loads((tmp_path / "work" / "validation-8-s0-examples.json").read_text())
+    encoder = load_encoder(MINILM_PACKAGE, 128, None)
+    context = encoder.embed([" ".join(c) for c in examples["contexts"]])
+    cosine = {k: (context * encoder.embed(examples[k])).sum(1) for k in grade_training.ALL_KINDS}
+    expected = {k: float((cosine["positive"] > cosine[k]).mean()) for k in grade_training.ALL_KINDS[1:]}
+    state = json.loads((out / "dialeval_training.json").read_text())["untrained_cosine_heldout"]
+    assert {k: state[k] for k in expected} == pytest.approx(expected)
+    assert state["mean"] == pytest.approx(sum(expected.values()) / 3)
 
 
 def test_response_without_keywords_gets_a_defined_score(tiny_model):
@@ -701,8 +714,8 @@ def test_sweep_specs_parse_and_reject_unknown_keys():
 
 
 def test_bundled_folder_scores_of_both_heads_are_pinned():
-    """The bundled ``dialeval/grade-dailydialog`` (issue #18: Eq. 1-12 as the default, frozen MiniLM,
-    dual encoding, no similarity skip, all DailyDialog train pairs for 3 epochs): graph and no-graph
+    """The bundled ``dialeval/grade-dailydialog`` (issue #18: Eq. 1-12 as the default, frozen
+    all-mpnet-base-v2, dual encoding, no similarity skip, all DailyDialog train pairs for 3 epochs): graph and no-graph
     heads on two pairs, values recorded when the folder was trained. A changed head, encoder, hop
     search or featurizer moves them."""
     from dialeval.grade.scorer import GradeScorer
@@ -711,15 +724,15 @@ def test_bundled_folder_scores_of_both_heads_are_pinned():
     contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
     responses = ["what are their names ?", "i like pizza ."]
     assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
-        [0.5059635639190674, 0.45255571603775024], abs=1e-5)
+        [0.5746946930885315, 0.44351789355278015], abs=1e-5)
     assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
-        [0.5679755806922913, 0.4367893636226654], abs=1e-5)
+        [0.6017256379127502, 0.3669535219669342], abs=1e-5)
     config = scorer.config
     assert not config.similarity_skip and scorer.head(True).skip is None
     assert config.gat_self_term and config.graph_out_elu and config.max_hops == 19
     assert all(layer.self_proj is not None for layer in scorer.head(True).graph.layers)
-    assert config.departures() == ["encoder-minilm", "frozen", "dual", "glove", "cn100k"]
-    assert "departures:encoder-minilm+frozen+dual+glove+cn100k" in scorer.signature(True)
+    assert config.departures() == ["encoder-mpnet", "frozen", "dual", "glove", "cn100k"]
+    assert "departures:encoder-mpnet+frozen+dual+glove+cn100k" in scorer.signature(True)
 
 
 def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():
@@ -740,3 +753,25 @@ def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['grahp'\]"):
         module.compute(contexts=[context], responses=replies[:1], grahp=False)
 
+
+
+def test_graph_signal_statistics_on_a_hand_built_graph():
+    """benchmarks/grade_graph_signal.py: mean, max and count of close pairs (w >= 1/2) of the
+    context-response weights only (not the symmetric copy, not the diagonal); no edge -> zeros."""
+    import importlib.util
+
+    import numpy as np
+
+    from dialeval.grade.features import PairGraph
+
+    spec = importlib.util.spec_from_file_location("grade_graph_signal", ROOT / "benchmarks" / "grade_graph_signal.py")
+    signal = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(signal)
+    adj = np.zeros((4, 4), dtype=np.float32)
+    cr = np.array([[1.0, 0.25], [0.5, 0.05]], dtype=np.float32)  # 2 context x 2 response keywords
+    adj[:2, 2:], adj[2:, :2] = cr, cr.T
+    graph = PairGraph(("dog", "cat"), ("dog", "house"), (True,) * 4, adj)
+    assert signal.graph_statistics(graph) == pytest.approx(
+        {"mean_weight": 1.8 / 4, "max_weight": 1.0, "close_pairs": 2.0})
+    empty = PairGraph(("dog",), (), (True,), np.zeros((1, 1), dtype=np.float32))
+    assert signal.graph_statistics(empty) == {"mean_weight": 0.0, "max_weight": 0.0, "close_pairs": 0.0}

