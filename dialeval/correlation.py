@@ -4,6 +4,8 @@
   (scipy), over the pairs where both values are finite.
 * :func:`bootstrap_interval`: a seeded percentile bootstrap confidence interval of one of them
   (items resampled with replacement, ``n_resamples`` times).
+* :func:`rowwise`: Pearson or Spearman of each row of one array with the same row of another, all
+  rows at once (for many resamples of the same items).
 * :func:`system_level`: the correlation of per-system means (one point per dialogue model).
 * :func:`williams_test`: whether two metrics' correlations with the same human scores differ
   (Williams 1959, as recommended for dependent correlations by Graham & Baldwin 2014);
@@ -69,6 +71,20 @@ def _statistic(name: str, x: np.ndarray, y: np.ndarray) -> float:
     if name == "kendall":
         return float(stats.kendalltau(x, y)[0])
     raise ValueError(f"statistic must be one of {STATISTICS}, got {name!r}")
+
+
+def rowwise(statistic: str, x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """``statistic`` (``"pearson"`` or ``"spearman"``) of each row of ``x`` with the same row of ``y``
+    (2-D, same shape), vectorised over the rows; Spearman is Pearson's r of the rows' average ranks
+    (ties shared, as :func:`scipy.stats.spearmanr`). A constant row gives NaN."""
+    if statistic == "spearman":
+        x, y = stats.rankdata(x, axis=1), stats.rankdata(y, axis=1)
+    elif statistic != "pearson":
+        raise ValueError(f"statistic must be 'pearson' or 'spearman', got {statistic!r}")
+    x = x - x.mean(axis=1, keepdims=True)
+    y = y - y.mean(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
 
 
 def bootstrap_interval(metric: Sequence[float], human: Sequence[float], statistic: str = "spearman",

@@ -31,6 +31,24 @@ def test_bootstrap_interval_is_seeded_and_exact_for_a_monotone_relation():
     assert a[0] < correlate(xs, noisy).pearson < a[1]
 
 
+def test_rowwise_correlations_equal_scipy_row_by_row():
+    """Every row as scipy computes it (Spearman with tied ranks); a constant row is NaN."""
+    import numpy as np
+    from scipy import stats
+
+    from dialeval.correlation import rowwise
+
+    x = np.array([[1.0, 2.0, 3.0, 5.0, 4.0], [2.0, 2.0, 1.0, 3.0, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
+    y = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 3.0, 2.0, 2.0, 5.0], [1.0, 2.0, 3.0, 4.0, 5.0]])
+    assert rowwise("spearman", x, y)[0] == pytest.approx(0.9)  # one swapped pair: 1 - 6*2/120
+    for b in range(2):
+        assert rowwise("pearson", x, y)[b] == pytest.approx(stats.pearsonr(x[b], y[b])[0])
+        assert rowwise("spearman", x, y)[b] == pytest.approx(stats.spearmanr(x[b], y[b])[0])
+    assert np.isnan(rowwise("pearson", x, y)[2])
+    with pytest.raises(ValueError, match="'pearson' or 'spearman'"):
+        rowwise("kendall", x, y)
+
+
 def test_system_level_correlates_per_system_means():
     metric = [1, 3, 2, 4, 10, 12]
     human = [5, 5, 1, 1, 3, 3]

@@ -38,7 +38,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from dialeval import paper
-from dialeval.correlation import correlate
+from dialeval.correlation import correlate, rowwise
 from dialeval.grade.data import load_grade
 from dialeval.multiref.runner import run_multiref
 from dialeval.core.tables import fmt, format_table
@@ -155,26 +155,17 @@ def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], respo
     }
 
 
-def _rowwise_pearson(x: np.ndarray, y: np.ndarray) -> np.ndarray:
-    """Pearson's r of each row of ``x`` with the same row of ``y``."""
-    x = x - x.mean(axis=1, keepdims=True)
-    y = y - y.mean(axis=1, keepdims=True)
-    return (x * y).sum(axis=1) / np.sqrt((x * x).sum(axis=1) * (y * y).sum(axis=1))
-
-
 def resampled_avg4(metric: Sequence[float], items: Sequence[Any], indices: dict[str, np.ndarray]) -> np.ndarray:
     """Table 1's average of four (Pearson and Spearman of the two Table-1 dialogue models) for each
     row of resampled positions: ``indices[system]`` is ``(resamples, n_system)`` positions into that
-    system's items (in the set's order). Spearman is Pearson's r of average ranks (ties shared)."""
-    from scipy import stats
-
+    system's items (in the set's order); :func:`dialeval.correlation.rowwise`."""
     values = np.asarray(metric, dtype=float)
     human = np.asarray([it.score for it in items], dtype=float)
     parts = []
     for system in TABLE1_SYSTEMS:
         where = np.asarray([i for i, it in enumerate(items) if it.system == system])
         x, y = values[where][indices[system]], human[where][indices[system]]
-        parts += [_rowwise_pearson(x, y), _rowwise_pearson(stats.rankdata(x, axis=1), stats.rankdata(y, axis=1))]
+        parts += [rowwise("pearson", x, y), rowwise("spearman", x, y)]
     return np.mean(parts, axis=0)
 
 
