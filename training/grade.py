@@ -379,6 +379,15 @@ class Trainee(nn.Module):
         hub.write_base(folder, hub.BaseRecord(encoder_hub_id, self.pair_encoder.name, packages, self.pair_encoder.base_hash))
 
 
+def pairwise_accuracy(scores: dict[str, Any]) -> dict[str, float]:
+    """Share of contexts whose true response (``scores["positive"]``) outscores each kind of
+    negative (ties count against it), and the ``mean`` of the three; arrays or tensors, one score per context."""
+    positive = np.asarray(scores["positive"])
+    out = {kind: float((positive > np.asarray(scores[kind])).mean()) for kind in ALL_KINDS[1:]}
+    out["mean"] = sum(out.values()) / 3
+    return out
+
+
 @torch.inference_mode()
 def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict[str, float]:
     """Share of validation contexts whose true response outscores each kind of negative, their
@@ -395,15 +404,11 @@ def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict
         batches = [model.scores(split, ALL_KINDS, idx, graph_order, utterance) for idx in torch.arange(split.n).split(batch_size)]
         return {kind: torch.cat([b[kind] for b in batches]) for kind in ALL_KINDS}
 
-    def accuracy(scores: dict[str, torch.Tensor]) -> float:
-        return sum(float((scores["positive"] > scores[kind]).float().mean()) for kind in ALL_KINDS[1:]) / 3
-
     model.eval()
     scores = all_scores()
-    out = {kind: float((scores["positive"] > scores[kind]).float().mean()) for kind in ALL_KINDS[1:]}
-    out["mean"] = accuracy(scores)
+    out = pairwise_accuracy(scores)
     if model.head.use_graph:
-        out["graph_alone"] = accuracy(all_scores(utterance=False))
+        out["graph_alone"] = pairwise_accuracy(all_scores(utterance=False))["mean"]
         shuffled = all_scores(torch.tensor(derangement(split.n, 0)))
         out["shuffled_graph_spearman"] = float(stats.spearmanr(torch.cat(list(scores.values())).numpy(),
                                                                torch.cat(list(shuffled.values())).numpy())[0])
@@ -413,10 +418,7 @@ def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict
 def cosine_accuracy(split: Split) -> dict[str, float]:
     """The untrained encoder's reference on validation: the share of contexts whose true response has a
     higher cosine of the frozen, L2-normalised embeddings than each kind of negative, and their mean."""
-    cosine = {k: (split.ctx * split.resp[split.rows[k]]).sum(1) for k in ALL_KINDS}
-    out = {k: float((cosine["positive"] > cosine[k]).float().mean()) for k in ALL_KINDS[1:]}
-    out["mean"] = sum(out.values()) / 3
-    return out
+    return pairwise_accuracy({k: (split.ctx * split.resp[split.rows[k]]).sum(1) for k in ALL_KINDS})
 
 
 def checkpoint_heldout(folder: str | Path, examples: dict[str, Any], graph: bool = True) -> dict[str, float]:
@@ -425,10 +427,8 @@ def checkpoint_heldout(folder: str | Path, examples: dict[str, Any], graph: bool
     from dialeval.grade.scorer import GradeScorer
 
     scorer = GradeScorer(folder)
-    scores = {k: np.array(scorer.score(examples["contexts"], examples[k], graph=graph)["grade_scores"]) for k in ALL_KINDS}
-    out = {k: float((scores["positive"] > scores[k]).mean()) for k in ALL_KINDS[1:]}
-    out["mean"] = sum(out.values()) / 3
-    return out
+    return pairwise_accuracy({k: scorer.score(examples["contexts"], examples[k], graph=graph)["grade_scores"]
+                              for k in ALL_KINDS})
 
 
 def lora_config(args: argparse.Namespace) -> Any:
