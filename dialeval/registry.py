@@ -76,7 +76,10 @@ def cache_folders() -> dict[str, tuple[str, ...]]:
 
 def resolved_defaults(metric: str) -> dict[str, dict[str, str]]:
     """``metric`` and each metric it reads -> the models their runners load by default, as they
-    resolve now (:attr:`MetricSpec.default_models`; metrics without such defaults are left out)."""
+    resolve now (:attr:`MetricSpec.default_models`; metrics without such defaults, and names that are
+    no registered metric, are left out)."""
+    if metric not in METRICS:
+        return {}
     names = (metric, *spec(metric).reads)
     return {name: dict(spec(name).default_models()) for name in names if spec(name).default_models}
 

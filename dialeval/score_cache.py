@@ -60,11 +60,11 @@ def weights_fingerprint(metric: str) -> str:
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
     from dialeval import __version__
-    from dialeval.registry import METRICS, resolved_defaults
+    from dialeval.registry import resolved_defaults
 
     key = {"metric": metric, "options": options, "version": __version__,
            "weights": weights_fingerprint(metric), "items": items_hash(items)}
-    defaults = resolved_defaults(metric) if metric in METRICS else {}
+    defaults = resolved_defaults(metric)
     if defaults:  # (absent for metrics with fixed defaults: their keys stay as before)
         key["defaults"] = defaults
     return _digest(key)
