@@ -23,6 +23,10 @@ def test_repeated_share_counts_repeated_word_trigrams():
     ("ha ha ha ha", []),  # 2 trigrams, 1 repeats: 0.5 is not more than the threshold
     ("weather weather the the good good good", []),  # word salad, not repetition
     ("She loves reading, especially mystery novels.", []),
+    ("\u200b\u200b\u200b", ["empty"]), ("\ufeff", ["empty"]), ("\u200d \u2060", ["empty"]),  # invisible only
+    ("?", ["no_words"]), ("...!!", ["no_words"]), ("<br><br>", ["no_words"]), ("&nbsp; &#8203;", ["no_words"]),
+    ("\U0001F600\U0001F44D", ["no_words"]), ("_ _ -", ["no_words"]),
+    ("ok", []), ("42", []), ("<b>yes</b>", []), ("\u200bhi", []), ("数", []), ("\U0001F600 great", []),
 ])
 def test_response_flags(text, flags):
     assert response_flags(text) == flags
@@ -32,17 +36,35 @@ def test_worst_is_the_bound_on_the_bad_side():
     assert worst(Scale(0.0, 1.0, True, False, "")) == 0.0
     assert worst(Scale(-1.0, 1.0, True, False, "")) == -1.0
     assert worst(Scale(0.0, 5.0, False, False, "")) == 5.0
-    assert math.isnan(worst(Scale(None, None, True, True, "")))  # unbounded: no worst value
+    assert math.isnan(worst(Scale(None, None, True, True, "")))  # unbounded, no floor declared
+    assert worst(Scale(None, None, True, True, "", floor=-1000.0)) == -1000.0  # unbounded: its floor
+    assert worst(Scale(None, 0.0, True, True, "", floor=-50.0)) == -50.0
     assert math.isnan(worst(Scale(0.0, None, None, False, "")))  # a count has no direction
 
 
 def test_policy_sets_flagged_items_and_keeps_counts():
-    scales = {"s": Scale(0.0, 1.0, True, False, ""), "raw": Scale(None, 0.0, True, True, ""),
+    scales = {"s": Scale(0.0, 1.0, True, False, ""), "raw": Scale(None, 0.0, True, True, "", floor=-10.0),
               "pairs": Scale(0.0, None, None, False, "")}
-    out = apply_policy({"s": [0.9, 0.8], "raw": [-1.0, -2.0], "pairs": [2.0, 3.0], "other": [1.0, 1.0]},
-                       [["empty"], []], scales)
-    assert out["s"] == [0.0, 0.8] and out["pairs"] == [2.0, 3.0] and out["other"] == [1.0, 1.0]
-    assert math.isnan(out["raw"][0]) and out["raw"][1] == -2.0
+    out = apply_policy({"s": [0.9, 0.8, 0.7], "raw": [-1.0, -2.0, -30.0], "pairs": [2.0, 3.0, 4.0],
+                        "other": [1.0, 1.0, 1.0]}, [["empty"], [], []], scales)
+    assert out["s"] == [0.0, 0.8, 0.7] and out["pairs"] == [2.0, 3.0, 4.0] and out["other"] == [1.0, 1.0, 1.0]
+    assert out["raw"] == [-10.0, -2.0, -10.0]  # flagged: the floor; a real value below it: clipped
+
+
+def test_a_raw_scale_without_a_lower_bound_must_declare_a_floor():
+    from dialeval.core.scales import raw
+
+    with pytest.raises(ValueError, match="needs a floor"):
+        raw("a log-likelihood")
+    assert raw("a log-likelihood", high=0.0, floor=-5.0).range_text() == "-5 to 0 (clipped at the floor -5)"
+
+
+def test_floors_as_missing_leaves_out_floor_values_of_flagged_items_only():
+    from dialeval.core.degenerate import floors_as_missing
+
+    scales = {"s": Scale(0.0, 1.0, True, False, ""), "raw": Scale(None, None, True, True, "", floor=-10.0)}
+    out = floors_as_missing({"s": [0.0, 0.8], "raw": [-10.0, -10.0]}, [["empty"], []], scales)
+    assert out["s"] == [0.0, 0.8] and math.isnan(out["raw"][0]) and out["raw"][1] == -10.0
 
 
 def test_unknown_words_needs_two_words_mostly_outside_the_known_ones():

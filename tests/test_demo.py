@@ -97,7 +97,7 @@ def test_demo_ssrem_equals_the_evaluate_module_with_stored_scaling(app, client):
     assert list(rows) == ["ssrem", "ssrem_f", "ssrem_g"]
     for name in rows:
         assert rows[name]["value"] == round(expected[name], 4)
-    assert rows["ssrem_f"]["range"] == "unbounded, raw"  # v(c)^T M v(r), no tanh
+    assert rows["ssrem_f"]["range"] == "-1000 or more (clipped at the floor -1000), raw"  # v(c)^T M v(r), no tanh
     assert rows["ssrem_g"]["refers to"] == "response vs. references"
 
 

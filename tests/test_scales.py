@@ -89,16 +89,18 @@ def test_embedding_cosines_can_be_negative():
 
 
 def test_fed_qualities_without_positive_followups_are_0_or_more():
-    """Such a quality is minus the negative follow-ups' log-likelihood; the others are unbounded."""
+    """Such a quality is minus the negative follow-ups' log-likelihood; the others are unbounded
+    differences, clipped at their declared floor (the value a flagged response counts as)."""
     from dialeval.fed.scorer import QUALITIES_DIALOG, QUALITIES_TURN, followups, score_name
 
     for level, qualities in (("turn", QUALITIES_TURN), ("dialog", QUALITIES_DIALOG)):
         for quality in qualities:
             scale = describe("fed", score_name(level, quality))
-            expected = "unbounded" if followups(level, quality)["positive"] else "0 or more"
+            expected = ("-1000 or more (clipped at the floor -1000)" if followups(level, quality)["positive"]
+                        else "0 or more")
             assert (scale.range_text(), scale.raw, scale.higher_is_better) == (expected, True, True), quality
     assert describe("fed", "turn_relevant").range_text() == "0 or more"
-    assert describe("fed", "turn_interesting").range_text() == "unbounded"
+    assert describe("fed", "turn_interesting").range_text() == "-1000 or more (clipped at the floor -1000)"
 
 
 def test_pinned_entries():
@@ -106,11 +108,11 @@ def test_pinned_entries():
     assert (coherence.low, coherence.high, coherence.higher_is_better, coherence.raw) == (0.0, 1.0, True, False)
     assert "without the context" in describe("holistic", "fluency").meaning
     assert (describe("holistic", "fluency_raw").range_text(), describe("holistic", "fluency_raw").raw) == \
-        ("0 or less", True)
+        ("-1,000,000 to 0 (clipped at the floor -1,000,000)", True)
     assert describe("holistic", "consistency_pairs").direction_text() == "no direction (a count)"
     assert describe("grade", "grade").range_text() == "0 to 1"
     assert (describe("ssrem", "ssrem").range_text(), describe("ssrem", "ssrem").raw) == ("0 to 1", False)
-    assert (describe("ssrem", "ssrem_f").range_text(), describe("ssrem", "ssrem_f").raw) == ("unbounded", True)
+    assert (describe("ssrem", "ssrem_f").range_text(), describe("ssrem", "ssrem_f").raw) == ("-1000 or more (clipped at the floor -1000)", True)
     assert describe("multiref", "bleu4").direction_text() == "higher = better"
 
 

@@ -18,6 +18,11 @@ only what is new) and every sub-metric is compared with the set's human score:
   systems rated on different contexts with the unpaired bootstrap and permutation test of
   :func:`dialeval.compare.compare_unpaired` (which one is recorded per set as ``pairing``).
 
+A response the metric flagged (:mod:`dialeval.core.degenerate`) enters the correlations at its
+scale's worst value where that is a bound (GRADE's 0) and is left out where it is a declared floor
+(FED's -1000: an arbitrary constant that would dominate Pearson's r;
+:func:`dialeval.core.degenerate.floors_as_missing`).
+
 A cell whose metric needs what a set lacks (references) is "not applicable"; one whose weights are
 missing is "missing weights", with the resolver's message; neither stops the grid. Output
 (:func:`write_outputs`): ``metaeval.md`` (summary matrix + one table per set + cost per cell),
@@ -36,6 +41,7 @@ from typing import Any, Callable, Sequence
 
 from dialeval import paper, registry
 from dialeval.compare import agreement_of, compare_unpaired, pair_items, scale_dict
+from dialeval.core.degenerate import floors_as_missing
 from dialeval.core.significance import human_agreement
 from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
 from dialeval.judgments import load_judgments, sets as judgment_sets
@@ -155,9 +161,10 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
         return {**cell, "status": "missing weights", "reason": str(e)}
     except (ValueError, FileNotFoundError) as e:
         return {**cell, "status": "not applicable", "reason": str(e)}
-    corr = correlations(entry["per_item"], human, systems, set_name, job.metric, n_resamples, seed)
+    per_item = floors_as_missing(entry["per_item"], entry["flags"], registry.spec(job.metric).scales())
+    corr = correlations(per_item, human, systems, set_name, job.metric, n_resamples, seed)
     return {**cell, "status": "ok", "signature": entry["signature"], "seconds": entry["seconds"],
-            "from_cache": entry["from_cache"], "per_item": entry["per_item"], "correlations": corr}
+            "from_cache": entry["from_cache"], "per_item": per_item, "correlations": corr}
 
 
 def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = None, refresh: bool = False,

@@ -74,7 +74,8 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, through the score cache."""
     from dialeval.combined.features import JOBS
     from dialeval.models import ModelNotFoundError
-    from dialeval.registry import grid_jobs
+    from dialeval.core.degenerate import floors_as_missing
+    from dialeval.registry import grid_jobs, spec
     from dialeval.runners import get_runner
     from dialeval.score_cache import cached_scores
 
@@ -89,7 +90,9 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
         except (ValueError, FileNotFoundError) as e:
             found.left_out[job.name] = f"not applicable: {e}"
             continue
-        found.scores[job.name], found.signatures[job.name] = entry["per_item"], entry["signature"]
+        # a flagged item's floor value (FED's -1000) is no feature value: NaN, as the item is scored 0
+        scores = floors_as_missing(entry["per_item"], entry["flags"], spec(job.metric).scales())
+        found.scores[job.name], found.signatures[job.name] = scores, entry["signature"]
         found.flags[job.name] = entry["flags"]
     return found
 

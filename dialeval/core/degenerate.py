@@ -4,7 +4,10 @@ model to do exactly that).
 
 A response is flagged
 
-* ``empty`` when it holds nothing but white space;
+* ``empty`` when nothing is left after removing white space and invisible format characters
+  (zero-width spaces, a byte-order mark, joiners: Unicode category ``Cf``);
+* ``no_words`` when something visible is left but not one letter or digit once markup is removed:
+  punctuation only (``"?!"``), emoji only, markup only (``"<br><br>"``);
 * ``repetitive`` when it has at least :data:`MIN_WORDS` words and more than
   :data:`REPEATED_SHARE` of its word 3-grams repeat an earlier 3-gram of the same response
   (``"the the the the the"``: 2 of 3; a sentence said 50 times: 0.98; ordinary replies: 0; a
@@ -15,23 +18,29 @@ A response is flagged
 
 The policy (:func:`apply_policy`): a flagged response gets, for every sub-score that has a
 direction, the worst value of that sub-score's scale (:class:`dialeval.core.scales.Scale`: its
-lower bound when higher is better, its upper bound when lower is better); a sub-score with no such
-bound (FED's unbounded log-likelihood differences, holistic's raw log-probabilities) gets NaN,
-which means are computed without: never rewarded, and the flag says why the value is missing.
-Counts (no direction) are kept. Each metric applies the policy in its own scorer; the flags are
-part of the evaluate modules' results and of the CLI's output lines.
+lower bound when higher is better, its upper bound when lower is better, and for a sub-score with
+no such bound -- FED's log-likelihood differences, holistic's raw log-probabilities, SSREM's
+bilinear fit -- its declared ``floor``, far below any real reply; a real reply's score below the
+floor is clipped to it). So a flagged item is never NaN: it counts in every mean, in ``dialeval
+compare`` and in the ``Trainer`` hook's logged means as the worst item, and replacing any reply by
+an empty, word-less or repetitive one can never raise a system's mean on any sub-score. Counts (no
+direction) are kept. Scorers do not run their models on a flagged response
+(:func:`scored_indices`). Each metric applies the policy in its own scorer; the flags are part of
+the evaluate modules' results and of the CLI's output lines.
 """
 
 from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
 
 from dialeval.core.scales import Scale
 
 EMPTY = "empty"
+NO_WORDS = "no_words"
 REPETITIVE = "repetitive"
 UNKNOWN_WORDS = "unknown_words"
 KNOWN_WORDS = 100_000
@@ -39,6 +48,19 @@ MIN_WORDS = 4
 N = 3
 REPEATED_SHARE = 0.5
 _WORD = re.compile(r"\w+")
+# Markup that says nothing: HTML/XML tags and character entities (``<br>``, ``&nbsp;``, ``&#8203;``).
+_MARKUP = re.compile(r"<[^<>]{0,200}>|&(?:#\d{1,7}|#x[0-9a-fA-F]{1,6}|[A-Za-z]{1,31});")
+
+
+def visible_text(text: str) -> str:
+    """``text`` without white space and invisible format characters (Unicode ``Cf``: zero-width
+    space, byte-order mark, joiners, direction marks)."""
+    return "".join(ch for ch in text if not ch.isspace() and unicodedata.category(ch) != "Cf")
+
+
+def has_words(text: str) -> bool:
+    """Whether ``text`` holds a letter or a digit (Unicode categories ``L*``/``N*``) outside markup."""
+    return any(unicodedata.category(ch)[0] in "LN" for ch in _MARKUP.sub(" ", text))
 
 
 def repeated_share(text: str, n: int = N) -> float:
@@ -49,9 +71,11 @@ def repeated_share(text: str, n: int = N) -> float:
 
 
 def response_flags(text: str) -> list[str]:
-    """``["empty"]``, ``["repetitive"]`` or ``[]`` for one response (module docstring)."""
-    if not text.strip():
+    """``["empty"]``, ``["no_words"]``, ``["repetitive"]`` or ``[]`` for one response (module docstring)."""
+    if not visible_text(text):
         return [EMPTY]
+    if not has_words(text):
+        return [NO_WORDS]
     if word_count(text) >= MIN_WORDS and repeated_share(text) > REPEATED_SHARE:
         return [REPETITIVE]
     return []
@@ -78,23 +102,54 @@ def unknown_words(text: str, vocabulary: Mapping[str, int]) -> list[str]:
 
 def worst(scale: Scale) -> float:
     """The worst value of ``scale``: its lower bound when higher is better, its upper bound when
-    lower is better; NaN when that bound does not exist or the score has no direction."""
+    lower is better, else its declared ``floor``; NaN for a count (no direction) or a scale that
+    declares neither (:mod:`tests.test_scales` checks that every directed sub-score has one)."""
     if scale.higher_is_better is None:
         return math.nan
     bound = scale.low if scale.higher_is_better else scale.high
+    if bound is None:
+        bound = scale.floor
     return math.nan if bound is None else float(bound)
+
+
+def _clipped(value: float, scale: Scale) -> float:
+    """A real response's ``value`` clipped at the scale's floor (NaN, "no value", stays NaN)."""
+    if scale.floor is None or math.isnan(value):
+        return value
+    return max(value, scale.floor) if scale.higher_is_better else min(value, scale.floor)
 
 
 def apply_policy(per_item: Mapping[str, Sequence[float]], flags: Sequence[Sequence[str]],
                  scales: Mapping[str, Scale]) -> dict[str, list[float]]:
-    """``per_item`` with every flagged item's sub-scores set to their :func:`worst`; counts (no
-    direction) are kept as computed, and so is a sub-score without a scale (``KeyError`` would
-    hide a new one: :mod:`tests.test_scales` checks every produced name has a scale)."""
+    """``per_item`` with every flagged item's sub-scores set to their :func:`worst` and every other
+    item's clipped at the scale's floor; counts (no direction) are kept as computed, and so is a
+    sub-score without a scale (``KeyError`` would hide a new one: :mod:`tests.test_scales` checks
+    every produced name has a scale)."""
     out = {}
     for name, values in per_item.items():
         scale = scales.get(name)
         if scale is None or scale.higher_is_better is None:
             out[name] = list(values)
         else:
-            out[name] = [worst(scale) if flagged else v for v, flagged in zip(values, flags)]
+            out[name] = [worst(scale) if flagged else _clipped(v, scale) for v, flagged in zip(values, flags)]
+    return out
+
+
+def scored_indices(flags: Sequence[Sequence[str]]) -> list[int]:
+    """The items a scorer runs its model on: those without a flag (a flagged item's scores are
+    replaced by :func:`apply_policy` anyway, so scoring a 50 MB repetition first would be waste)."""
+    return [i for i, item_flags in enumerate(flags) if not item_flags]
+
+
+def floors_as_missing(per_item: Mapping[str, Sequence[float]], flags: Sequence[Sequence[str]],
+                      scales: Mapping[str, Scale]) -> dict[str, list[float]]:
+    """``per_item`` for a correlation with human ratings: a flagged item's value on a sub-score whose
+    worst value is a declared floor (an arbitrary constant far below every real score, which would
+    dominate a Pearson correlation) becomes NaN, left out as before the floors existed; a bound
+    (GRADE's 0) is a real point of its scale and is kept. Means and comparisons use the floors."""
+    out = {}
+    for name, values in per_item.items():
+        scale = scales.get(name)
+        by_floor = scale is not None and scale.floor is not None
+        out[name] = [math.nan if by_floor and f else v for v, f in zip(values, flags)]
     return out

@@ -8,6 +8,11 @@ from pathlib import Path
 
 from dialeval.core.scales import Scale, raw
 
+# The value a flagged response counts as on an unbounded FED score, and the clip of a real one
+# (dialeval.core.scales). Measured with the bundled adapter: every variant stays within -14..+79 on
+# a plain reply and five odd ones (docs/inputs.md), so the floor is far below any reply that says something.
+FLOOR = -1000.0
+
 # dialeval.fed.scorer reads the same file (importing it here would load torch)
 FOLLOWUPS_PATH = Path(__file__).resolve().parent / "followups.json"
 
@@ -49,7 +54,7 @@ def _fed_quality(level: str, quality: str, positives: list[str]) -> Scale:
     quality without positive follow-ups keeps the negatives' term alone, so it is 0 or more."""
     question = f"FED {level} level: {_FED_QUESTIONS[level][quality]}?"
     if positives:
-        return raw(f"{question} log P(positive follow-ups) - log P(negative ones)")
+        return raw(f"{question} log P(positive follow-ups) - log P(negative ones)", floor=FLOOR)
     return raw(f"{question} -log P(negative follow-ups) (it has no positive ones)", low=0.0)
 
 
@@ -58,5 +63,6 @@ def scales() -> dict[str, Scale]:
     for level, qualities in _fed_followups().items():
         for quality, lists in qualities.items():
             out[f"{level}_{quality.replace(' ', '_')}"] = _fed_quality(level, quality, lists["positive"])
-        out[f"{level}_overall"] = raw(f"FED {level} level: mean of the {len(qualities)} {level}-level qualities")
+        out[f"{level}_overall"] = raw(f"FED {level} level: mean of the {len(qualities)} {level}-level qualities",
+                                    floor=FLOOR)
     return out

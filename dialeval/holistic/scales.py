@@ -5,15 +5,19 @@ from __future__ import annotations
 
 from dialeval.core.scales import Scale, bounded, raw
 
+# The value a flagged response counts as on a raw log-probability, and the clip of a real one
+# (dialeval.core.scales): below -122 nats per token even summed over the whole 8,192-token window.
+LOGPROB_FLOOR = -1e6
+
 SCALES = {
     "coherence": bounded("how likely the response is after the context under a dialogue LM; 0 at or below "
                           "the 5th-percentile cutoff, 1 for certainty"),
     "coherence_raw": raw("coherence before normalisation: log-probability per response token given the "
-                          "context (the sum with reduction='sum')", high=0.0),
+                          "context (the sum with reduction='sum')", high=0.0, floor=LOGPROB_FLOOR),
     "fluency": bounded("how likely the response is on its own, without the context, under a dialogue LM; 0 "
                         "at or below the 5th-percentile cutoff, 1 for certainty"),
     "fluency_raw": raw("fluency before normalisation: log-probability of the whole response alone, without "
-                        "the context (per token with reduction='mean')", high=0.0),
+                        "the context (per token with reduction='mean')", high=0.0, floor=LOGPROB_FLOOR),
     "consistency": bounded("1 - mean NLI contradiction probability of the response against its speaker's "
                             "earlier turns (1 when there are none)"),
     "consistency_pairs": Scale(0.0, None, None, False, "how many earlier turns of the response's speaker "
