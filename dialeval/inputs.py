@@ -6,7 +6,9 @@ list of alternatives): each input is a list with one entry per item, and an entr
 :func:`check_module_inputs` refuses a missing input, ``None``, a non-list and any entry of the
 wrong type with a ``ValueError`` naming the input and the index (``conversations[0][1] must be a
 string, not int``) -- evaluate's own checks would say "call add or add_batch" or fail deep in
-``datasets``. The modules call it first (:class:`dialeval.modules.CheckedMetric`); the Gradio
+``datasets``. :func:`normalise_module_inputs` makes an input that mixes bare strings and lists of
+strings (``references=[["fine"], "good"]``) all lists: evaluate picks one feature alternative for
+the whole batch and would read ``"good"`` as the characters ``g, o, o, d``. The modules call it first (:class:`dialeval.modules.CheckedMetric`); the Gradio
 widget reads the same kinds to build its boxes.
 """
 
@@ -71,3 +73,17 @@ def check_module_inputs(features: datasets.Features | list[datasets.Features], g
         for i, entry in enumerate(value):
             if not any(has_kind(entry, kind) for kind in allowed):
                 raise ValueError(_entry_error(name, i, entry, allowed))
+
+
+def normalise_module_inputs(features: datasets.Features | list[datasets.Features],
+                            given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` with every input whose entries mix strings and lists of strings (where the features
+    allow both) made all lists: a bare string ``s`` becomes ``[s]``. Inputs of one kind are kept."""
+    out = dict(given)
+    for name, allowed in input_kinds(features).items():
+        value = given.get(name)
+        if STRINGS not in allowed or STRING not in allowed or not isinstance(value, (list, tuple)):
+            continue
+        if any(isinstance(v, str) for v in value) and any(isinstance(v, (list, tuple)) for v in value):
+            out[name] = [[v] if isinstance(v, str) else v for v in value]
+    return out

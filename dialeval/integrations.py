@@ -10,13 +10,17 @@
 3. scores every decoded generation with each chosen metric through :mod:`dialeval.runners` (the
    scorers are loaded once per process and cached there, so evaluating every N steps reloads
    nothing), and
-4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items, NaN items left out),
+4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items; only items a sub-score
+   does not apply to, NaN, are left out) and ``skipped_rows``,
    which ``Trainer`` logs as ``eval_<metric>_<sub-metric>``. A sub-score with no value for any item
    (holistic diversity when no two generations share a group) is left out with a warning, never
    logged as NaN.
 
-Empty generations (a model early in training often produces them) are scored, not rejected: the
-reference-based metrics give them 0, the LM metrics score them as the model's end of text.
+Empty generations (a model early in training often produces them) are scored, not rejected: like
+every degenerate response (:mod:`dialeval.core.degenerate`) they get each sub-score's worst value
+(a bound, or the declared floor of an unbounded score), so they lower the logged means and are
+never left out of them. A row without a reference (a label row fully masked to ``-100``, or empty
+``references``) is skipped, with a warning, and counted in the logged ``skipped_rows``.
 
 Example (``Seq2SeqTrainingArguments(predict_with_generate=True)``; for a causal LM ``Trainer`` pass
 ``preprocess_logits_for_metrics=lambda logits, labels: logits.argmax(-1)``)::
@@ -36,6 +40,8 @@ import numpy as np
 from dialeval import registry
 from dialeval.core.options import check_names
 from dialeval.runners import RUNNERS, get_runner
+
+SKIPPED = "skipped_rows"  # logged as eval_skipped_rows: rows without a reference, not scored
 
 
 def decode(tokenizer: Any, ids: Any, ignore_index: int = -100) -> list[str]:
@@ -85,10 +91,18 @@ def compute_metrics(
                 raise ValueError(f"{len(given)} {what} for {len(predictions)} evaluation examples")
         items = [
             {"context": list(contexts[i]) if contexts is not None else [], "response": text,
-             "references": [refs[i]] if isinstance(refs[i], str) else list(refs[i])}
+             "references": [r for r in ([refs[i]] if isinstance(refs[i], str) else refs[i]) if r.strip()]}
             for i, text in enumerate(predictions)
         ]
-        out: dict[str, float] = {}
+        kept = [it for it in items if it["references"]]
+        out: dict[str, float] = {SKIPPED: float(len(items) - len(kept))}
+        if len(kept) < len(items):
+            warnings.warn(f"{len(items) - len(kept)} of {len(items)} evaluation rows have no reference (a label "
+                          f"row fully masked to {ignore_index}, or empty references); skipped, counted in "
+                          f"'{SKIPPED}'", stacklevel=2)
+        if not kept:
+            return out
+        items = kept
         for name in names:
             per_item, _signature = get_runner(name)(items, **options.get(name, {}))
             for sub, values in per_item.items():

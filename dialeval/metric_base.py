@@ -4,8 +4,9 @@
 before evaluate does (:func:`dialeval.inputs.check_module_inputs`): a missing input, ``None``, a
 non-list or an entry of the wrong type (an int turn, a dict query) is a ``ValueError`` naming the
 input and the index, where evaluate would say "call add or add_batch" or fail inside ``datasets``.
-A call that gives none of the inputs goes on to evaluate unchanged, so ``add_batch(...)`` then
-``compute()`` still works.
+An input mixing bare strings and lists of strings is made all lists
+(:func:`dialeval.inputs.normalise_module_inputs`). A call that gives none of the inputs goes on to
+evaluate unchanged, so ``add_batch(...)`` then ``compute()`` still works.
 
 Module scripts import this module, not the class (``import dialeval.metric_base``; ``class
 Fed(dialeval.metric_base.CheckedMetric)``): evaluate takes the first Metric subclass it finds in a
@@ -18,7 +19,7 @@ from typing import Any
 
 import evaluate
 
-from dialeval.inputs import check_module_inputs
+from dialeval.inputs import check_module_inputs, normalise_module_inputs
 
 
 class CheckedMetric(evaluate.Metric):
@@ -29,4 +30,5 @@ class CheckedMetric(evaluate.Metric):
         """
         if any(name in kwargs for name in self._feature_names()):
             check_module_inputs(self.features, kwargs)
+            kwargs = normalise_module_inputs(self.features, kwargs)
         return super().compute(**kwargs)

@@ -1,6 +1,7 @@
-"""No metric rewards an empty or repeated response under its default options (issue 23, item 1):
-"" and a sentence said 50 times never outscore a plain, sensible reply, and carry their flag; the
-scorers' flags reach the score cache and ``dialeval compare``."""
+"""No metric rewards an empty, word-less or repeated response under its default options (issues 23
+and 30): "", three zero-width spaces, punctuation, emoji, markup and a sentence said 50 times never
+reach a plain, sensible reply's score on any sub-score (never NaN either: a flagged item counts in
+every mean), and carry their flag; the scorers' flags reach the score cache and ``dialeval compare``."""
 
 import json
 import math
@@ -12,21 +13,22 @@ import dialeval
 CONTEXT = ["Do you like reading books?"]
 PLAIN = "Yes, mostly novels. I read one every week."
 REPEATED = " ".join(["I like it."] * 50)
-RESPONSES = [PLAIN, "", REPEATED]
-FLAGS = [[], ["empty"], ["repetitive"]]
+RESPONSES = [PLAIN, "", REPEATED, "\u200b\u200b\u200b", "?!", "<br><br>", "\U0001F600\U0001F600"]
+FLAGS = [[], ["empty"], ["repetitive"], ["empty"], ["no_words"], ["no_words"], ["no_words"]]
+N = len(RESPONSES)
 
 
 def not_rewarded(scores: list[float]) -> None:
-    """The degenerate responses' scores are NaN (no worst value on the scale) or at most the plain one's."""
+    """Every degenerate response's score is a number strictly below the plain one's."""
     plain, *degenerate = scores
     assert not math.isnan(plain)
     for value in degenerate:
-        assert math.isnan(value) or value < plain
+        assert not math.isnan(value) and value < plain
 
 
 @pytest.mark.slow
 def test_multiref():
-    out = dialeval.load("multiref").compute(predictions=RESPONSES, references=[["I read novels every week."]] * 3)
+    out = dialeval.load("multiref").compute(predictions=RESPONSES, references=[["I read novels every week."]] * N)
     assert out["flags"] == FLAGS
     for name in ("bleu1", "bleu2", "meteor", "rougeL", "embedding_average", "vector_extrema", "greedy_matching"):
         not_rewarded(out[f"{name}_scores"])
@@ -34,7 +36,7 @@ def test_multiref():
 
 @pytest.mark.slow
 def test_fed():
-    out = dialeval.load("fed").compute(conversations=[CONTEXT + [r] for r in RESPONSES], level="turn")
+    out = dialeval.load("fed").compute(conversations=[CONTEXT + [r] for r in RESPONSES], level="both")
     assert out["flags"] == FLAGS
     for name in (k for k in out if k.endswith("_scores")):
         not_rewarded(out[name])
@@ -43,43 +45,49 @@ def test_fed():
 @pytest.mark.slow
 @pytest.mark.parametrize("aspect", ["coherence", "fluency"])
 def test_holistic_likelihood(aspect):
-    inputs = {"queries": [CONTEXT[0]] * 3} if aspect == "coherence" else {}
+    inputs = {"queries": [CONTEXT[0]] * N} if aspect == "coherence" else {}
     out = dialeval.load("holistic", aspect).compute(responses=RESPONSES, **inputs)
     assert out["flags"] == FLAGS
-    assert out[f"{aspect}_scores"][1:] == [0.0, 0.0] and out[f"{aspect}_scores"][0] > 0.0
+    assert out[f"{aspect}_scores"][1:] == [0.0] * (N - 1) and out[f"{aspect}_scores"][0] > 0.0
+    not_rewarded(out[f"{aspect}_raw_scores"])
 
 
 @pytest.mark.slow
 def test_holistic_consistency():
     out = dialeval.load("holistic", "consistency").compute(
-        histories=[["I read a lot.", "Nice!"]] * 3, responses=RESPONSES)
+        histories=[["I read a lot.", "Nice!"]] * N, responses=RESPONSES)
     assert out["flags"] == FLAGS
-    assert out["consistency_scores"][1:] == [0.0, 0.0] and out["consistency_scores"][0] > 0.0
+    assert out["consistency_scores"][1:] == [0.0] * (N - 1) and out["consistency_scores"][0] > 0.0
 
 
 @pytest.mark.slow
 def test_grade():
-    out = dialeval.load("grade").compute(contexts=[CONTEXT] * 3, responses=RESPONSES)
+    out = dialeval.load("grade").compute(contexts=[CONTEXT] * N, responses=RESPONSES)
     assert out["flags"] == FLAGS
-    assert out["grade_scores"][1:] == [0.0, 0.0] and out["grade_scores"][0] > 0.0
+    assert out["grade_scores"][1:] == [0.0] * (N - 1) and out["grade_scores"][0] > 0.0
 
 
 @pytest.mark.slow
 def test_ssrem():
-    out = dialeval.load("ssrem").compute(contexts=[CONTEXT] * 3, responses=RESPONSES,
-                                         references=["I read novels every week."] * 3)
+    out = dialeval.load("ssrem").compute(contexts=[CONTEXT] * N, responses=RESPONSES,
+                                         references=["I read novels every week."] * N)
     assert out["flags"] == FLAGS
     for name in ("ssrem", "ssrem_f", "ssrem_g"):
         not_rewarded(out[f"{name}_scores"])
 
 
 def test_holistic_runner_carries_the_flags_its_aspects_set():
-    """The runner's flags are the union of its aspects' flags; diversity, a score of a group, sets none."""
+    """The runner's flags are the union of its aspects' flags; diversity flags each degenerate
+    member of a group, which adds nothing to its group and scores 0."""
     from dialeval.runners import get_runner
 
-    items = [{"context": ["I read a lot.", "Nice!"], "response": r, "group": "g"} for r in RESPONSES]
-    assert get_runner("holistic")(items, aspects=["consistency", "diversity"]).flags == FLAGS
-    assert get_runner("holistic")(items, aspects=["diversity"]).flags == [[], [], []]
+    items = [{"context": ["I read a lot.", "Nice!"], "response": r, "group": "g"} for r in RESPONSES + ["No, never."]]
+    assert get_runner("holistic")(items, aspects=["consistency", "diversity"]).flags == FLAGS + [[]]
+    per_item, _ = result = get_runner("holistic")(items, aspects=["diversity"])
+    assert result.flags == FLAGS + [[]]
+    assert per_item["diversity"][1:N] == [0.0] * (N - 1)
+    from dialeval.holistic.scorer import diversity
+    assert per_item["diversity"][0] == per_item["diversity"][N] == diversity([[PLAIN, "No, never."]])["diversity"]
 
 
 UNKNOWN_ITEMS = [{"context": CONTEXT, "response": r, "references": ["I read novels every week."]}

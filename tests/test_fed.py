@@ -215,7 +215,9 @@ def test_very_long_conversation_is_truncated(tiny):
                 logp = torch.log_softmax(model(x).logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])
             expected += sign * logp[-len(cont):].sum().item()
     assert result["turn_interesting"] == pytest.approx(expected, rel=1e-5)
-    conditional = FEDScorer(tiny, qualities=["interesting"]).score([turns], level="turn", mode="conditional")
+    with pytest.warns(UserWarning, match=rf"conversations\[0\] has {len(prefix)} tokens .* its {len(prefix) - room} "
+                      "earliest tokens after the first were cut"):
+        conditional = FEDScorer(tiny, qualities=["interesting"]).score([turns], level="turn", mode="conditional")
     expected = 0.0
     for sign, polarity in ((1, "positive"), (-1, "negative")):
         fs = followups("turn", "interesting")[polarity]
@@ -349,3 +351,16 @@ def test_an_empty_generation_gets_the_worst_value_or_none(tiny, mode):
         assert not math.isnan(result[f"{name}_scores"][0]), name
     assert result["turn_overall"] == pytest.approx(sum(result["turn_overall_scores"][:3]) / 3)
 
+
+
+def test_an_empty_quality_selection_is_refused_by_the_module_too(tiny, tmp_path):
+    """``qualities=[]`` is an error, never "every quality" (the module's scorer cache keyed it as None)."""
+    import dialeval
+
+    model, tokenizer = tiny
+    model.save_pretrained(tmp_path)
+    tokenizer.save_pretrained(tmp_path)
+    fed = dialeval.load("fed")
+    fed.compute(conversations=[["Hi!", "Hello there."]], model=str(tmp_path))  # every quality, cached
+    with pytest.raises(ValueError, match="qualities must be a non-empty list"):
+        fed.compute(conversations=[["Hi!", "Hello there."]], model=str(tmp_path), qualities=[])

@@ -476,7 +476,8 @@ def test_response_without_keywords_gets_a_defined_score(tiny_model):
     ([["hi"]], ["a", "b"], "mismatched lengths"),
     ([["hi"]], [None], r"responses\[0\] is None"),
     ([[]], ["hello"], r"contexts\[0\] must be a non-empty list"),
-    ([["", " "]], ["hello"], r"contexts\[0\] has no non-empty turn"),
+    ([["", " "]], ["hello"], r"contexts\[0\]\[0\] is an empty string"),
+    ([["hi", ""]], ["hello"], r"contexts\[0\]\[1\] is an empty string"),  # refused like SSREM (issue 30)
     ("hi", ["hello"], "contexts must be a list"),
 ])
 def test_bad_inputs_raise_clear_errors(tiny_model, contexts, responses, message):

@@ -45,3 +45,26 @@ def test_modules_refuse_wrong_types_by_name_before_evaluate(name, config, given,
 
     with pytest.raises(ValueError, match=message):
         dialeval.load(name, config).compute(**given)
+
+
+def test_a_bare_string_among_reference_lists_is_one_reference():
+    """``references=[["fine"], "good"]`` scored item 2 as 0: evaluate read "good" as its characters."""
+    import dialeval
+    from dialeval.inputs import normalise_module_inputs
+
+    given = {"predictions": ["fine", "good"], "references": [["fine"], "good"]}
+    assert normalise_module_inputs(MULTIREF, given)["references"] == [["fine"], ["good"]]
+    assert normalise_module_inputs(MULTIREF, {"references": ["a", "b"]}) == {"references": ["a", "b"]}  # one kind: kept
+    for references in ([["fine"], "good"], ["fine", ["good"]]):
+        out = dialeval.load("multiref").compute(predictions=["fine", "good"], references=references, metrics=["bleu1"])
+        assert out["bleu1_scores"] == [1.0, 1.0]
+
+
+def test_every_text_is_bounded_with_a_warning():
+    """One 50 MB reply took 3 GB and 101 s in multiref: texts are cut to MAX_CHARS, with one warning."""
+    from dialeval.core.text import MAX_CHARS, check_texts
+
+    long = "word " * (MAX_CHARS // 2)
+    with pytest.warns(UserWarning, match=rf"responses: 1 text\(s\) longer than 100,000 characters .*responses\[1\] had {len(long):,}"):
+        texts = check_texts(["short", long], "responses")
+    assert texts == ["short", long[:MAX_CHARS]]

@@ -15,11 +15,16 @@ the authors' script an empty text gives no token (not ``["."]``) and so scores 0
 from __future__ import annotations
 
 import re
+import warnings
 from typing import Any, Sequence
 
 TOKEN_PATTERN = re.compile(r"\w+(?:'\w+)*|'\w+|[^\w\s]")
 TOKENIZER_NAME = "lower-regex"
 WHITESPACE_TOKENIZER_NAME = "lower-split"
+# Every text a metric reads is cut to this many characters, with a warning (docs/inputs.md): about
+# 20,000 words, beyond every model window used here (SmolLM2's 8,192 tokens) and every real turn,
+# so that one 50 MB reply cannot take minutes and gigabytes before being cut or thrown away.
+MAX_CHARS = 100_000
 
 
 def tokenize(text: str) -> list[str]:
@@ -33,7 +38,8 @@ def whitespace_tokenize(text: str) -> list[str]:
 
 
 def check_texts(items: Any, name: str, allow_empty: bool = False) -> list[str]:
-    """Validate a list of strings; raise ``ValueError`` naming ``name`` and the bad item's index."""
+    """Validate a list of strings; raise ``ValueError`` naming ``name`` and the bad item's index.
+    Returns the texts, each cut to :data:`MAX_CHARS` characters (:func:`bound_length`)."""
     if isinstance(items, str) or not isinstance(items, Sequence):
         raise ValueError(f"{name} must be a list of strings, got {type(items).__name__}")
     if len(items) == 0:
@@ -45,7 +51,18 @@ def check_texts(items: Any, name: str, allow_empty: bool = False) -> list[str]:
             raise ValueError(f"{name}[{i}] must be a string, got {type(item).__name__}")
         if not allow_empty and not item.strip():
             raise ValueError(f"{name}[{i}] is an empty string")
-    return list(items)
+    return bound_length(list(items), name)
+
+
+def bound_length(texts: list[str], name: str, limit: int = MAX_CHARS) -> list[str]:
+    """``texts`` with every text longer than ``limit`` characters cut to its first ``limit``, and one
+    warning naming how many were cut, the first one's index and its length."""
+    long = [i for i, text in enumerate(texts) if len(text) > limit]
+    if not long:
+        return texts
+    warnings.warn(f"{name}: {len(long)} text(s) longer than {limit:,} characters cut to their first {limit:,} "
+                  f"(dialeval's input bound; {name}[{long[0]}] had {len(texts[long[0]]):,})", stacklevel=3)
+    return [text[:limit] if len(text) > limit else text for text in texts]
 
 
 def check_reference_lists(references: Any, n_items: int, name: str = "references") -> list[list[str]]:

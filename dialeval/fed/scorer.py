@@ -46,19 +46,23 @@ tokenizers do (``" <|endoftext|> Hi"`` gives a lone space token and ``"ĠHi"``);
 tokenizer stripped them. (2) It had no truncation; here a prefix longer than the model window minus
 the longest FED follow-up is left-truncated, keeping its first token (``eos``) and its last tokens
 (the same cut for every quality and variant); the reference-mode loss then covers the kept tokens.
-(3) An empty last turn (an empty generation) is run through the model as its ``eos`` separator
-alone; empty earlier turns are errors.
+(3) Empty earlier turns are errors; an empty last turn (an empty generation) is flagged (below).
+A cut prefix is reported with a warning naming the conversation and how many tokens were dropped.
 
-Degenerate responses (:mod:`dialeval.core.degenerate`): when the last turn is empty or repetitive,
-every quality whose scale has a worst value (the qualities without positive follow-ups: 0) gets it
-and the others, unbounded log-likelihood differences with no worst value, get NaN, left out of
-means; the item's flag is in ``flags``. Scored as ``eos`` alone, an empty reply was rated more
-interesting, engaging and specific than the real one.
+Degenerate responses (:mod:`dialeval.core.degenerate`): when the last turn is empty, word-less or
+repetitive, the conversation is not run through the model; every quality gets its scale's worst
+value (0 for the qualities without positive follow-ups, the floor
+:data:`dialeval.fed.scales.FLOOR` for the unbounded log-likelihood differences and the overall
+scores), so it counts in every mean as the worst item; the item's flag is in ``flags``. Scored as
+``eos`` alone, an empty reply used to be rated more interesting, engaging and specific than the
+real one.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import warnings
 from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
@@ -253,16 +257,18 @@ class FEDScorer:
         levels = self._levels(level)
         convs = check_conversations(conversations)
         needed = self._needed(modes, levels)
+        flags = [response_flags(turns[-1]) for turns in convs]
         per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
         for index, turns in enumerate(tqdm(convs, disable=not progress, desc="fed")):
-            contexts = self._score_contexts(index, turns, needed, prefix_logprob="reference" in modes)
+            # a flagged response is not run through the model: apply_policy gives it the worst values
+            contexts = None if flags[index] else self._score_contexts(index, turns, needed, "reference" in modes)
             for m in modes:
                 for lv in levels:
-                    values = {score_name(lv, q): quality_score(m, lv, q, contexts) for q in self.qualities[lv]}
+                    values = {score_name(lv, q): math.nan if contexts is None else quality_score(m, lv, q, contexts)
+                              for q in self.qualities[lv]}
                     values[f"{lv}_overall"] = mean(list(values.values()))
                     for name, value in values.items():
                         per_mode[m].setdefault(name, []).append(value)
-        flags = [response_flags(turns[-1]) for turns in convs]
         scales = fed_scales()
         return {
             m: {**summarize(apply_policy(per_mode[m], flags, scales),
@@ -299,6 +305,9 @@ class FEDScorer:
                 f"string; the tokenizer does not split at {self.eos!r}"
             )
         if len(prefix) > self._prefix_room:  # keep the first token (eos) and the most recent ones
+            warnings.warn(f"fed: conversations[{index}] has {len(prefix)} tokens before its follow-ups, more than "
+                          f"the {self._prefix_room} the model window leaves; its {len(prefix) - self._prefix_room} "
+                          "earliest tokens after the first were cut", stacklevel=3)
             prefix = prefix[:1] + prefix[len(prefix) - self._prefix_room + 1 :]
         prefix_lp, scored = self.scorer.prefix_and_continuation_logprobs(prefix, suffixes, prefix_logprob)
         return ContextScores(prefix_lp, dict(zip(texts, scored)))

@@ -60,10 +60,7 @@ def check_pairs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[st
         turns = [ctx] if isinstance(ctx, str) else ctx
         if not isinstance(turns, Sequence) or not turns:
             raise ValueError(f"contexts[{i}] must be a non-empty list of turns, got {ctx!r}")
-        turns = check_texts(list(turns), f"contexts[{i}]", allow_empty=True)
-        if not any(t.strip() for t in turns):
-            raise ValueError(f"contexts[{i}] has no non-empty turn")
-        out.append(turns)
+        out.append(check_texts(list(turns), f"contexts[{i}]"))  # an empty turn is refused, as SSREM does
     return out, responses
 
 
@@ -142,7 +139,7 @@ class GradeScorer:
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         """``grade`` per pair (in [0, 1]) and its mean, the signature and per-item ``flags``: an empty
-        or repetitive response, or one made mostly of unknown words (:mod:`dialeval.core.degenerate`),
+        word-less or repetitive response, or one made mostly of unknown words (:mod:`dialeval.core.degenerate`),
         gets 0, where the head gave "The the the the the" 0.917 and "asdf qwer zxcv" 0.896."""
         if not isinstance(graph, bool):
             raise ValueError(f"graph must be True or False, got {graph!r}")

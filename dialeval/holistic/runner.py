@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import functools
+import math
 import warnings
 from typing import Any, Sequence
 
@@ -54,18 +55,24 @@ def diversity_key(item: dict) -> tuple[str, Any]:
 
 
 def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> dict[str, Any]:
-    """A result (``diversity_scores``, ``signature``) in which each item gets the diversity of all
-    responses in ``population`` sharing its :func:`diversity_key` (NaN when it is alone), so the
-    value does not depend on which other items are scored with it; a group's score sets no flags."""
+    """A result (``diversity_scores``, ``signature``, ``flags``) in which each item gets the diversity
+    of the real responses in ``population`` sharing its :func:`diversity_key` (NaN when it is the
+    only one), so the value does not depend on which other items are scored with it. A degenerate
+    response (:mod:`dialeval.core.degenerate`) adds nothing to its group and gets the worst value, 0."""
+    from dialeval.core.degenerate import apply_policy, response_flags
+    from dialeval.holistic.scales import SCALES
     from dialeval.holistic.scorer import diversity, diversity_signature
 
     members: dict[tuple[str, Any], list[str]] = {}
     for item in population:
-        members.setdefault(diversity_key(item), []).append(item["response"])
+        if not response_flags(item["response"]):
+            members.setdefault(diversity_key(item), []).append(item["response"])
     keys = list(dict.fromkeys(k for k in map(diversity_key, items) if len(members.get(k, ())) > 1))
     values = dict(zip(keys, diversity([members[k] for k in keys])["diversity_scores"])) if keys else {}
-    return {"diversity_scores": [values.get(diversity_key(it), float("nan")) for it in items],
-            "signature": diversity_signature()}
+    flags = [response_flags(it["response"]) for it in items]
+    per_item = {"diversity": [values.get(diversity_key(it), math.nan) for it in items]}
+    return {"diversity_scores": apply_policy(per_item, flags, SCALES)["diversity"],
+            "signature": diversity_signature(), "flags": flags}
 
 
 @functools.lru_cache(maxsize=4)
@@ -76,7 +83,9 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
     from dialeval.core.degenerate import response_flags
     from dialeval.holistic.scorer import percentile_cutoff
 
-    kept = [i for i, r in enumerate(responses) if not response_flags(r)] or list(range(len(responses)))
+    kept = [i for i, r in enumerate(responses) if not response_flags(r)]
+    if not kept:  # every response flagged: every score is the worst, there is no percentile to take
+        return math.nan
     scorer = likelihood_scorer(model, batch_size, device)
     return percentile_cutoff(scorer.raw(aspect, [responses[i] for i in kept], [queries[i] for i in kept], reduction))
 
@@ -91,6 +100,8 @@ def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] |
         whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
         cutoff = _input_cutoff(model, batch_size, device, aspect, reduction, *whole)
         label = "p5-of-input"
+        if math.isnan(cutoff):  # nothing real in the whole input: the scorer's own all-flagged case
+            cutoff = "set"
     return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label)
 
 

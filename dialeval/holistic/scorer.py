@@ -18,21 +18,24 @@
   :mod:`dialeval.holistic.calibration`), so an item's score never depends on the other items scored with it.
   ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
   item then always scores 0), a number fixes it.
-* An empty or whitespace-only response (a normal output of a model in training) is run through
-  the model as its EOS token alone, but gets coherence and fluency 0 (the worst) and the flag
-  ``empty``, as does a repetitive one (``repetitive``): :mod:`dialeval.core.degenerate`. Scored as
-  EOS it got 0.49 coherence against 0.20 for "Yes.", and a sentence said 50 times 0.98. A ``set``
-  cutoff is the percentile of the responses that are not flagged.
+* A degenerate response (:mod:`dialeval.core.degenerate`: ``empty``, including invisible
+  characters only; ``no_words``, punctuation, emoji or markup only; ``repetitive``) is not run
+  through the model: it gets coherence and fluency 0 (the worst), the raw log-probabilities their
+  floor (:data:`dialeval.holistic.scales.LOGPROB_FLOOR`), and its flag. Scored as EOS an empty reply
+  got 0.49 coherence against 0.20 for "Yes.", and a sentence said 50 times 0.98. A ``set`` cutoff
+  is the percentile of the responses that are not flagged.
 * **Diversity** of the responses a model gave to a query and its paraphrases (one group):
   n-gram entropy ``H_n = -sum_w p(w) ln p(w)``, ``p(w)`` the relative frequency of n-gram ``w``
-  among all n-grams of the group (Zhang et al. 2018), for n = 1, 2, 3, and their mean. Tokens are
+  among all n-grams of the group's non-degenerate responses (Zhang et al. 2018), for n = 1, 2, 3,
+  and their mean; a degenerate response adds nothing and scores 0. Tokens are
   :func:`dialeval.core.text.tokenize`'s; n-grams do not cross responses. The paraphrases themselves come
   from :mod:`dialeval.holistic.augment` (WordNet substitution or a conditional generator).
 * **Logical self-consistency**: ``1 - mean_u P(contradiction | premise=u, hypothesis=r)`` over the
   earlier utterances ``u`` of the response's speaker, from an NLI classifier (the paper:
   RoBERTa-large fine-tuned on MNLI). A history in which that speaker has not spoken yet scores 1
-  (nothing to contradict) and is counted in ``consistency_pairs`` as 0. An empty or repetitive
-  response gets 0 (the worst; scoring it 1 for asserting nothing rewarded saying nothing) and its flag.
+  (nothing to contradict) and is counted in ``consistency_pairs`` as 0. A degenerate response is
+  not run through the NLI model and gets 0 (the worst; scoring it 1 for asserting nothing rewarded
+  saying nothing) and its flag.
 
 Text given to the LM: the prefix starts with the tokenizer's EOS token (else BOS; GPT-2's
 ``<|endoftext|>`` is both), as every pair follows the previous pair's EOS in the fine-tuning text
@@ -54,7 +57,7 @@ import torch
 
 from dialeval.core.lm import LMScorer, causal_lm_and_name
 from dialeval.core.nli import DEFAULT_NLI, NLIScorer
-from dialeval.core.degenerate import apply_policy, response_flags
+from dialeval.core.degenerate import apply_policy, response_flags, scored_indices
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 from dialeval.holistic.scales import SCALES
@@ -269,13 +272,23 @@ class LikelihoodScorer:
             raise ValueError("coherence needs queries (one query, or list of turns, per response)")
         if cutoff != "set":  # a wrong cutoff fails before the model runs
             self.resolve_cutoff(aspect, [], cutoff, reduction)
-        raw = self.raw(aspect, responses, queries, reduction, progress)
+        responses = check_texts(responses, "responses", allow_empty=True)
         flags = [response_flags(r) for r in responses]
-        kept = [r for r, f in zip(raw, flags) if not f] or raw  # a set's percentile of real responses
-        value, how = self.resolve_cutoff(aspect, kept, cutoff, reduction)
+        scored = scored_indices(flags)  # a flagged response is not run through the model
+        raw = [math.nan] * len(responses)
+        if scored:
+            picked = self.raw(aspect, [responses[i] for i in scored],
+                              None if queries is None else [queries[i] for i in scored], reduction, progress)
+            for i, value in zip(scored, picked):
+                raw[i] = value
+        if scored or cutoff != "set":  # a set's percentile is taken over its real responses
+            value, how = self.resolve_cutoff(aspect, [raw[i] for i in scored], cutoff, reduction)
+            normalised = normalise(raw, value)
+        else:  # every response flagged: no percentile, every score is the worst anyway
+            value, how, normalised = math.nan, f"p{PERCENTILE:g}-of-set", raw
         signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
                                    cutoff=cutoff_label or how)
-        per_item = apply_policy({aspect: normalise(raw, value), f"{aspect}_raw": raw}, flags, SCALES)
+        per_item = apply_policy({aspect: normalised, f"{aspect}_raw": raw}, flags, SCALES)
         result = summarize(per_item, signature)
         result[f"{aspect}_cutoff"] = value
         result["flags"] = flags
@@ -359,11 +372,17 @@ def diversity_signature() -> str:
 
 
 def diversity(response_groups: Sequence[Sequence[str]]) -> dict[str, Any]:
-    """``entropy1..3`` per group and ``diversity`` = their mean (higher = more diverse)."""
+    """``entropy1..3`` per group and ``diversity`` = their mean (higher = more diverse), over the
+    group's responses that are not degenerate (:mod:`dialeval.core.degenerate`: an empty, word-less
+    or repetitive response adds no n-gram); a group with no other response is flagged with its
+    members' flags and gets 0, where a group of punctuation replies used to outscore word salad."""
     groups = check_groups(response_groups)
-    per_item = {f"entropy{n}": [ngram_entropy(g, n) for g in groups] for n in ENTROPY_ORDERS}
+    member_flags = [[response_flags(text) for text in group] for group in groups]
+    kept = [[text for text, f in zip(group, fl) if not f] for group, fl in zip(groups, member_flags)]
+    flags = [[] if texts else sorted({flag for f in fl for flag in f}) for texts, fl in zip(kept, member_flags)]
+    per_item = {f"entropy{n}": [ngram_entropy(texts, n) for texts in kept] for n in ENTROPY_ORDERS}
     per_item["diversity"] = [float(np.mean(v)) for v in zip(*per_item.values())]
-    return summarize(per_item, diversity_signature())
+    return {**summarize(apply_policy(per_item, flags, SCALES), diversity_signature()), "flags": flags}
 
 
 # -- logical self-consistency ------------------------------------------------------------------------
@@ -407,13 +426,14 @@ class ConsistencyScorer:
             check_same_length(histories=histories, speakers=speakers)
         if response_speakers is not None:
             check_same_length(histories=histories, response_speakers=response_speakers)
+        flags = [response_flags(r) for r in responses]
         premises, hypotheses, owner = [], [], []
         for i, history in enumerate(histories):
             turns = [] if isinstance(history, (list, tuple)) and not history else check_texts(history, f"histories[{i}]")
             own = same_speaker_turns(
                 turns, speakers[i] if speakers is not None else None,
                 response_speakers[i] if response_speakers is not None else None,
-            ) if responses[i].strip() else []  # an empty response asserts nothing to contradict
+            ) if not flags[i] else []  # a flagged response is not run through the NLI model
             premises += own
             hypotheses += [responses[i]] * len(own)
             owner += [i] * len(own)
@@ -421,7 +441,6 @@ class ConsistencyScorer:
         per_response: list[list[float]] = [[] for _ in responses]
         for i, p in zip(owner, probs):
             per_response[i].append(p)
-        flags = [response_flags(r) for r in responses]
         per_item = {
             "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
             "consistency_pairs": [float(len(p)) for p in per_response],

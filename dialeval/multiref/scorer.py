@@ -187,25 +187,28 @@ class MultiRefScorer:
     def quality(
         self, predictions: Sequence[str], references: Sequence[Any], progress: bool = False
     ) -> dict[str, Any]:
-        """Eq. 1: every sub-metric as the max over each prediction's references; an empty or
-        repetitive prediction gets every sub-metric's worst value and its flag in ``flags``
-        (:mod:`dialeval.core.degenerate`)."""
+        """Eq. 1: every sub-metric as the max over each prediction's references; an empty, word-less
+        or repetitive prediction is not scored, gets every sub-metric's worst value and its flag in
+        ``flags`` (:mod:`dialeval.core.degenerate`)."""
         predictions, references = check_quality_inputs(predictions, references)
+        flags = [response_flags(p) for p in predictions]
         pairs, owner = [], []
         for i, (prediction, refs) in enumerate(
             tqdm(zip(predictions, references), total=len(predictions), disable=not progress, desc="multiref")
         ):
+            if flags[i]:
+                continue
             hyp = self.tokenize(prediction)
             for ref in refs:
                 pairs.append((hyp, self.tokenize(ref)))
                 owner.append(i)
         per_item: dict[str, list[float]] = {}
-        for m, scores in self.score_pairs(pairs).items():
+        scored = self.score_pairs(pairs) if pairs else {m: [] for m in self._scorers}  # all flagged: no pair
+        for m, scores in scored.items():
             best = [float("-inf")] * len(predictions)
             for i, s in zip(owner, scores):
                 best[i] = max(best[i], s)
             per_item[m] = best
-        flags = [response_flags(p) for p in predictions]
         result = summarize(apply_policy(per_item, flags, SCALES), self.signature(references, "quality"))
         return {**result, "flags": flags}
 

@@ -568,9 +568,10 @@ class SSREMScorer:
         """``ssrem`` (h), ``ssrem_f`` (f, unbounded) and ``ssrem_g`` (g, in [0, 1]) per item and their
         means, the min-max constants used (``ssrem_f_min`` ...), per-item ``flags`` and the signature.
 
-        Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``repetitive``) and responses
-        made mostly of words outside the word vectors (``unknown_words``; they used to get 0.25)
-        are scored as the worst (h 0, f NaN, g 0) and left out of a ``"set"`` scaling's min-max."""
+        Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``no_words``, ``repetitive``)
+        and responses made mostly of words outside the word vectors (``unknown_words``; they used to
+        get 0.25) are not encoded, get the worst values (h 0, f its floor, g 0) and are left out of a
+        ``"set"`` scaling's min-max."""
         check_choice("scaling", scaling, SCALINGS)
         check_choice("mover", mover, MOVER_MODES)
         contexts, responses, references = check_inputs(contexts, responses, references)

@@ -78,7 +78,7 @@ class Fed(dialeval.metric_base.CheckedMetric):
                  batch_size=32, device=None, eos_token=None, **unknown):
         check_known("fed compute()", unknown, COMPUTE_OPTIONS)
         model = model or default_dialogue_model()
-        settings = (model, tuple(qualities) if qualities else None, batch_size, device, eos_token)
+        settings = (model, None if qualities is None else tuple(qualities), batch_size, device, eos_token)
         scorer = kept_scorer(self, settings, lambda: FEDScorer(model, device=device, batch_size=batch_size,
                                                                eos_token=eos_token, qualities=qualities))
         return scorer.score(conversations, level=level, mode=mode)
