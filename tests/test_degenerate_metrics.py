@@ -158,3 +158,56 @@ def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):
         scored.append(out)
     from_outputs = compare.compare_files(scored, human=False, n_resamples=50, n_permutations=50, progress=False)
     assert from_outputs["metrics"]["multiref"]["flagged"] == expected
+
+
+LONG_REPETITION = " ".join(["I like it very much."] * 2000)
+
+
+def test_flagged_texts_are_not_run_through_the_models(tmp_path, monkeypatch):
+    """A flagged reply is thrown away, so it is not scored first (a repeated reply cost 61 s of
+    coherence and 96 s of fluency before being replaced by 0): FED, holistic coherence, fluency and
+    consistency, and multiref see only the plain reply."""
+    from tiny_lm import tiny_gpt2
+
+    from dialeval.core.lm import LMScorer
+    from dialeval.fed.scorer import FEDScorer
+    from dialeval.holistic.scorer import ConsistencyScorer, LikelihoodScorer
+    from dialeval.multiref.scorer import MultiRefScorer
+
+    model, tokenizer = tiny_gpt2(tmp_path)
+    responses = [PLAIN, "", LONG_REPETITION, "?!"]
+    seen = []
+    for method in ("prefix_and_continuation_logprobs", "pair_logprobs", "continuation_logprobs"):
+        original = getattr(LMScorer, method)
+
+        def spy(self, *args, _original=original, _name=method, **kwargs):
+            seen.append((_name, args))
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(LMScorer, method, spy)
+    out = FEDScorer((model, tokenizer)).score([CONTEXT + [r] for r in responses], level="turn")
+    assert out["flags"] == [[], ["empty"], ["repetitive"], ["no_words"]]
+    assert [name for name, _ in seen].count("prefix_and_continuation_logprobs") == 1  # the plain reply's
+    likelihood = LikelihoodScorer(str(tmp_path))
+    for aspect, method in (("coherence", "pair_logprobs"), ("fluency", "continuation_logprobs")):
+        seen.clear()
+        likelihood.score(aspect, responses, [CONTEXT[0]] * 4, cutoff=-5.0)
+        calls = [args for name, args in seen if name == method]
+        assert len(calls) == 1 and len(calls[0][1]) == 1, aspect  # one call, with one response
+
+    class CountingNLI:
+        model_name = "counting"
+        hypotheses: list = []
+
+        def contradiction_probs(self, premises, hypotheses):
+            self.hypotheses += hypotheses
+            return [0.1] * len(hypotheses)
+
+    nli = CountingNLI()
+    ConsistencyScorer(nli).score([["I read a lot.", "Nice!"]] * 4, responses)
+    assert nli.hypotheses == [PLAIN]
+    pairs = []
+    original_pairs = MultiRefScorer.score_pairs
+    monkeypatch.setattr(MultiRefScorer, "score_pairs", lambda self, p: pairs.extend(p) or original_pairs(self, p))
+    MultiRefScorer(metrics=["bleu1"]).quality(responses, [["I read novels."]] * 4)
+    assert len(pairs) == 1
