@@ -175,6 +175,33 @@ def test_progress_is_saved_every_few_items_or_seconds(monkeypatch):
     assert big == [3, 3, 3, 3]
 
 
+@pytest.mark.parametrize("content, message", [
+    (b'{"context": ["hi"], "response": "ok"}\n\n{"context": ["caf\xe9"], "response": "ok"}\n',
+     r"in.jsonl:3: not valid UTF-8 \(byte 0xe9 at column 18\)"),
+    (b'{"context": ["hi"], "response": "ok"}\n{"context": ["hi", "a\\ud800b"], "response": "ok"}\n',
+     r"in.jsonl:2: 'context'\[1\] holds a lone surrogate escape"),
+    (b'{"context": ["hi"], "response": "\\udc80", "references": ["x"]}\n', "in.jsonl:1: 'response' holds a lone surrogate"),
+])
+def test_undecodable_input_names_the_file_line(tmp_path, capsys, content, message):
+    """Bytes that are not UTF-8 and lone surrogate escapes (not text: they failed later with a
+    UnicodeEncodeError) are refused naming the line and, for a surrogate, the field."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(content)
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path, capsys):
+    """Files saved by some editors start with a UTF-8 byte-order mark (json refused it: 'decode using utf-8-sig')."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(it) + "\n" for it in EXAMPLE_ITEMS).encode("utf-8"))
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(out),
+                 "--option", 'metrics=["bleu1"]']) == 0
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == [it["id"] for it in EXAMPLE_ITEMS]
+
+
 def test_generic_benchmark_file(tmp_path, capsys):
     src = tmp_path / "judged.jsonl"
     _write_jsonl(src, [dict(it, score=float(i % 3)) for i, it in enumerate(EXAMPLE_ITEMS)])
