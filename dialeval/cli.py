@@ -31,7 +31,7 @@ from dialeval import registry
 from dialeval.core.results import flags_of
 from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
 from dialeval.runners import RUNNERS, get_runner
-from dialeval.outputs import check_output_path, json_line
+from dialeval.outputs import check_output_dir, check_output_path, json_line
 from dialeval.shipped import shipped_dir
 from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
 from dialeval.core.tables import fmt, format_table
@@ -148,11 +148,13 @@ def cmd_score(args: argparse.Namespace) -> int:
     check_number("--save-every", args.save_every, minimum=0)
     options = _parse_options(args.option)
     check_options(args.metric, options)
-    check_output_path(args.output)
+    output = check_output_path(args.output, [args.input])
+    check_output_path(meta_path(output), [args.input])
     items, lines = _read_items(args.input)
     num_shards, index = _shard(args)
     shard = shard_range(len(items), num_shards, index)
-    output = Path(args.output) if num_shards == 1 else check_output_path(shard_path(args.output, index, num_shards))
+    if num_shards > 1:
+        output = check_output_path(shard_path(output, index, num_shards), [args.input])
     if args.overwrite:
         for path in (output, meta_path(output)):
             path.unlink(missing_ok=True)
@@ -203,7 +205,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     if not dataset:
         raise ValueError("benchmark needs --dataset (or --aspect for a metric with aspects)")
     if args.save:
-        check_output_path(args.save)
+        check_output_path(args.save, [dataset])
     result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
     if args.save:
         Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -219,8 +221,8 @@ def _benchmark_all(args: argparse.Namespace) -> int:
         raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
-    folder = Path(args.output_dir)  # checked before an hour of scoring: an existing folder, or one to create
-    check_output_path(folder / "metaeval.json" if folder.is_dir() else folder)
+    folder = check_output_dir(args.output_dir, ("metaeval.md", "metaeval.json"), args.datasets or ())
+    check_output_dir(folder / "plots")  # all before an hour of scoring
     if args.readme:
         check_readme(args.readme)  # before the run, not after it
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
@@ -254,7 +256,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     for given in (args.save, args.markdown, args.plot):
         if given:
-            check_output_path(given)
+            check_output_path(given, args.systems)
     systems = compare.read_systems(args.systems, names=args.names, join=args.join)
     metrics = args.metric or ([systems.scored[systems.names[0]]["metric"]] if systems.kind == "scored" else [])
     if not metrics:
@@ -277,7 +279,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    check_output_path(args.output)
+    output = check_output_path(args.output, args.shards)
+    check_output_path(meta_path(output), args.shards)
     total = merge_shards(args.output, args.shards or None)
     print(f"merged {total} items into {args.output}")
     return 0
