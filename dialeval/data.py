@@ -18,6 +18,7 @@ fields
 from __future__ import annotations
 
 import codecs
+import hashlib
 import json
 import os
 import re
@@ -149,6 +150,13 @@ def _refuse_surrogates(row: Any, where: str) -> None:
     if found:
         raise ValueError(f"{where}: {found} holds a lone surrogate escape (\\ud800-\\udfff without its pair), "
                          "which is not text; fix the producer of the file")
+
+
+def record_hash(row: Any) -> str:
+    """The identity of one input record: sha256 of its canonical JSON (sorted keys, no spaces), the
+    first 16 hex digits. Reformatting a line does not change it; editing a field does."""
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
 def read_jsonl(path: str | Path) -> list[dict]:

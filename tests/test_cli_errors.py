@@ -56,6 +56,23 @@ def test_the_input_is_never_overwritten(tmp_path, capsys, never_scored):
     assert source.read_text() == before
 
 
+def test_score_streams_to_standard_output(tmp_path, capsys, monkeypatch):
+    """``--output -``: the lines a file would hold, on stdout; no meta file, nothing to resume."""
+    monkeypatch.setitem(runners.RUNNERS, "multiref", lambda items, **o: ({"x": [0.5] * len(items)}, "metric:fake"))
+    monkeypatch.chdir(tmp_path)
+    source = write_items(tmp_path / "in.jsonl")
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "f.jsonl")]) == 0
+    capsys.readouterr()
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", "-"]) == 0
+    streamed = capsys.readouterr()
+    assert streamed.out == (tmp_path / "f.jsonl").read_text()
+    assert "wrote 2 lines to standard output" in streamed.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.jsonl", "f.jsonl.meta.json", "in.jsonl"]
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", "-", "--num-shards", "2",
+                 "--shard-index", "0"]) == 2
+    assert "scores in one process" in capsys.readouterr().err
+
+
 def test_every_output_location_is_checked_before_scoring(tmp_path, capsys, monkeypatch, never_scored):
     """benchmark --all --output-dir naming a file failed only after scoring the whole grid."""
     def no_grid(*args, **kwargs):
@@ -131,6 +148,6 @@ def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
         raise OSError(30, "Read-only file system", str(tmp_path / "out.jsonl"))
 
     source = write_items(tmp_path / "in.jsonl")
-    monkeypatch.setattr("dialeval.cli._write_meta", read_only)
+    monkeypatch.setattr("dialeval.cli.write_meta", read_only)
     assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"
