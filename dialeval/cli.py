@@ -2,9 +2,11 @@
 
 * ``dialeval examples`` — score ``examples/dialogues.jsonl`` with every metric that runs offline.
 * ``dialeval score --metric M --input IN.jsonl --output OUT.jsonl`` — resumable batch scoring: the
-  metric, its options, the result signature and each sub-score's range and direction are kept in
-  ``OUT.jsonl.meta.json``; a rerun with other settings is refused (``--overwrite`` starts again),
-  progress is saved every few seconds.
+  metric, its options, ``--chunk-size``, the result signature, each sub-score's range and direction
+  and a hash of every input line are kept in ``OUT.jsonl.meta.json``; a rerun with other settings, an
+  edited input line or another input file is refused (``--overwrite`` starts again,
+  :mod:`dialeval.resume`); progress is saved after every chunk (:mod:`dialeval.scoring`: chunks at
+  fixed input positions). ``--output -`` streams the lines to standard output.
 * ``dialeval benchmark --metric M --dataset D`` — correlation with human judgment.
 * ``dialeval compare --metric M A.jsonl B.jsonl [C.jsonl ...]`` — is one system better than another?
   Means with bootstrap intervals, paired bootstrap and approximate-randomization tests of every
@@ -29,15 +31,16 @@ from typing import Any, Iterator, Sequence
 
 from dialeval import registry
 from dialeval.core.results import flags_of
-from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl
+from dialeval.data import JudgmentItem, completed_lines, read_numbered_jsonl, record_hash
 from dialeval.runners import RUNNERS, get_runner
-from dialeval.outputs import check_output_path, json_line
+from dialeval.scoring import CHUNK_SIZE
+from dialeval.outputs import STDOUT, check_output_dir, check_output_path, json_line
 from dialeval.shipped import shipped_dir
+from dialeval.resume import input_digest, keep_lines, meta_path, resume_point, write_meta
 from dialeval.sharding import launcher_device, launcher_shard, merge_shards, shard_path, shard_range
 from dialeval.core.tables import fmt, format_table
 
 EXAMPLES = shipped_dir("examples") / "dialogues.jsonl"
-META_SUFFIX = ".meta.json"
 
 
 def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
@@ -54,10 +57,12 @@ def _parse_options(pairs: Sequence[str]) -> dict[str, Any]:
     return options
 
 
-def _read_items(path: str | Path) -> tuple[list[dict], list[int]]:
-    """The scoring input as item dicts (no human score needed) and each item's file line."""
-    items, lines = [], []
+def _read_items(path: str | Path) -> tuple[list[dict], list[int], list[str]]:
+    """The scoring input as item dicts (no human score needed), each item's file line and the hash
+    of its record (:func:`dialeval.data.record_hash`)."""
+    items, lines, hashes = [], [], []
     for line, row in read_numbered_jsonl(path):
+        hashes.append(record_hash(row))
         row = {"score": 0.0, **row} if isinstance(row, dict) else row
         item = vars(JudgmentItem.from_dict(row, f"{path}:{line}"))
         item.pop("score")
@@ -65,7 +70,7 @@ def _read_items(path: str | Path) -> tuple[list[dict], list[int]]:
         lines.append(line)
     if not items:
         raise ValueError(f"{path}: no records (expected one JSON object per line)")
-    return items, lines
+    return items, lines, hashes
 
 
 class Interrupted(Exception):
@@ -80,41 +85,6 @@ def saved_on_interrupt(output: Path) -> Iterator[None]:
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: {completed_lines(output)} lines saved in {output}; "
                           "rerun the same command to resume") from None
-
-
-def meta_path(output: Path) -> Path:
-    """Where ``dialeval score`` keeps how ``output`` was scored: ``<output>.meta.json``."""
-    return output.with_name(output.name + META_SUFFIX)
-
-
-def _resume_point(output: Path, settings: dict[str, Any], n_items: int) -> tuple[int, str | None]:
-    """``(lines already scored, their signature)``; ``ValueError`` when they were scored otherwise."""
-    done = completed_lines(output)
-    if not done:
-        return 0, None
-    restart = "pass --overwrite to start again, or another --output"
-    meta = meta_path(output)
-    if not meta.is_file():
-        raise ValueError(f"{output} has {done} lines but no {meta.name} saying how they were scored; {restart}")
-    stored = json.loads(meta.read_text(encoding="utf-8"))
-    for key in ("metric", "options"):
-        if stored.get(key) != settings[key]:
-            raise ValueError(
-                f"{output} holds scores of {key} {stored.get(key)!r}, this run asks for {settings[key]!r}; {restart}")
-    if done > n_items:
-        raise ValueError(f"{output} has {done} lines but the input only {n_items} items: wrong pair of files? {restart}")
-    return done, stored.get("signature")
-
-
-def _write_meta(output: Path, settings: dict[str, Any], signature: str | None) -> None:
-    """``<output>.meta.json``: the settings, the signature and the range and direction of every
-    sub-score the metric declares (``scales``: sub-score -> range, low, high, higher_is_better,
-    direction, raw, meaning), so the scores can be read without the library."""
-    from dialeval.compare import scale_dict
-
-    scales = {sub: scale_dict(settings["metric"], sub) for sub in registry.spec(settings["metric"]).scales()}
-    meta = {**settings, "signature": signature, "scales": scales}
-    meta_path(output).write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
 
 
 def _shard(args: argparse.Namespace) -> tuple[int, int]:
@@ -138,51 +108,103 @@ def _launcher_device(metric: str, options: dict[str, Any]) -> dict[str, Any]:
     return {"device": device}
 
 
+def _score_output(args: argparse.Namespace, num_shards: int) -> Path | None:
+    """The checked ``--output`` of ``dialeval score`` (and its meta file), or ``None`` for ``-``
+    (standard output: no meta file, no resume, one process)."""
+    if args.output == STDOUT:
+        if num_shards > 1:
+            raise ValueError("--output - (standard output) scores in one process: give a file path to shard")
+        return None
+    output = check_output_path(args.output, [args.input])
+    check_output_path(meta_path(output), [args.input])
+    return output
+
+
+def _score_settings(args: argparse.Namespace, options: dict[str, Any], hashes: list[str], shard: range,
+                    num_shards: int, index: int) -> dict[str, Any]:
+    """What ``OUT.jsonl.meta.json`` keeps of a run (:mod:`dialeval.resume`)."""
+    settings = {"metric": args.metric, "options": options, "input": str(args.input), "items": len(shard),
+                "chunk_size": args.chunk_size, "input_sha256": input_digest(hashes),
+                "item_sha256": hashes[shard.start:shard.stop]}
+    if num_shards > 1:
+        settings["shard"] = {"index": index, "num_shards": num_shards, "total_items": len(hashes)}
+    return settings
+
+
+def _score_lines(args: argparse.Namespace, items: list[dict], lines: list[int], options: dict[str, Any],
+                 block: range, expected: str | None, target: str) -> Iterator[tuple[str, int, str]]:
+    """``(output text, item count, signature)`` of each chunk of the items in ``block``;
+    ``ValueError`` when a chunk is scored with another signature than ``expected``, that of the
+    lines ``target`` already holds."""
+    from dialeval.scoring import score_chunks
+
+    chunks = score_chunks(args.metric, items, options, start=block.start, stop=block.stop,
+                          chunk_size=args.chunk_size, where=lambda i: f"{args.input}:{lines[i]}")
+    for start, chunk, item_scores, signature in chunks:
+        if expected is not None and signature != expected:
+            raise ValueError(
+                f"{target}: its lines were scored as {expected!r}, this run scores as {signature!r} "
+                "(another model or version); pass --overwrite to start again, or another --output")
+        expected = signature
+        per_item, _ = item_scores
+        records = [{"line": lines[start + k], "id": item.get("id"),
+                    "scores": {name: values[k] for name, values in per_item.items()}, "flags": flags,
+                    "signature": signature}
+                   for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk)))]
+        yield "".join(json_line(record) + "\n" for record in records), len(chunk), signature
+
+
+def _warn_save_every(args: argparse.Namespace) -> None:
+    """``--save-every`` no longer sizes the chunks (scores would follow time): say so once."""
+    if args.save_every is not None:
+        print("dialeval: --save-every is deprecated and ignored: chunks no longer follow time; progress is saved "
+              "after every chunk of --chunk-size items (a smaller --chunk-size saves more often)", file=sys.stderr)
+
+
 def cmd_score(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from dialeval.core.options import check_number
-    from dialeval.scoring import check_options, score_chunks
+    from dialeval.scoring import check_options
 
     check_number("--chunk-size", args.chunk_size, minimum=1, integer=True)
-    check_number("--save-every", args.save_every, minimum=0)
+    _warn_save_every(args)
     options = _parse_options(args.option)
     check_options(args.metric, options)
-    check_output_path(args.output)
-    items, lines = _read_items(args.input)
     num_shards, index = _shard(args)
-    shard = shard_range(len(items), num_shards, index)
-    output = Path(args.output) if num_shards == 1 else check_output_path(shard_path(args.output, index, num_shards))
+    output = _score_output(args, num_shards)
+    items, lines, hashes = _read_items(args.input)
+    shard = shard_range(len(items), num_shards, index, args.chunk_size)
+    run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
+    if output is None:
+        with tqdm(total=len(shard), desc=args.metric, unit="item") as bar:
+            for text, count, _ in _score_lines(args, items, lines, run_options, shard, None, STDOUT):
+                sys.stdout.write(text)
+                sys.stdout.flush()
+                bar.update(count)
+        print(f"wrote {len(shard)} lines to standard output", file=sys.stderr)
+        return 0
+    if num_shards > 1:
+        output = check_output_path(shard_path(output, index, num_shards), [args.input])
     if args.overwrite:
         for path in (output, meta_path(output)):
             path.unlink(missing_ok=True)
-    settings = {"metric": args.metric, "options": options, "input": str(args.input), "items": len(shard)}
-    if num_shards > 1:
-        settings["shard"] = {"index": index, "num_shards": num_shards, "total_items": len(items)}
-    done, expected = _resume_point(output, settings, len(shard))
-    _write_meta(output, settings, expected)
-    run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
-    with open(output, "a", encoding="utf-8") as out, saved_on_interrupt(output), \
-            tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
-        chunks = score_chunks(args.metric, items, run_options, start=shard.start + done, stop=shard.stop,
-                              max_chunk=args.chunk_size, save_every=args.save_every,
-                              where=lambda i: f"{args.input}:{lines[i]}")
-        for start, chunk, item_scores, signature in chunks:
+    settings = _score_settings(args, options, hashes, shard, num_shards, index)
+    done, expected, written = resume_point(output, settings, lines[shard.start:shard.stop])
+    write_meta(output, settings, expected)
+    output.touch()  # also for an empty shard (fewer chunks than shards)
+    with saved_on_interrupt(output), tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
+        block = range(shard.start + done, shard.stop)
+        for text, count, signature in _score_lines(args, items, lines, run_options, block, expected, str(output)):
+            if written > done:  # part of a chunk that a killed process left: scored again as a whole
+                keep_lines(output, done)
+                written = done
             if expected is None:
                 expected = signature
-                _write_meta(output, settings, signature)
-            elif signature != expected:
-                raise ValueError(
-                    f"{output}: its lines were scored as {expected!r}, this run scores as {signature!r} "
-                    "(another model or version); pass --overwrite to start again, or another --output")
-            per_item, _ = item_scores
-            for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk))):
-                scores = {name: values[k] for name, values in per_item.items()}
-                record = {"line": lines[start + k], "id": item.get("id"), "scores": scores, "flags": flags,
-                          "signature": signature}
-                out.write(json_line(record) + "\n")
-            out.flush()
-            bar.update(len(chunk))
+                write_meta(output, settings, signature)
+            with open(output, "a", encoding="utf-8") as out:
+                out.write(text)  # a whole chunk at once: a resume goes on at a chunk boundary
+            bar.update(count)
     if args.json:
         print(json.dumps({"output": str(output), "scored": len(shard) - done, "skipped": done}))
     else:
@@ -203,7 +225,7 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
     if not dataset:
         raise ValueError("benchmark needs --dataset (or --aspect for a metric with aspects)")
     if args.save:
-        check_output_path(args.save)
+        check_output_path(args.save, [dataset])
     result, table = run_benchmark(args.metric, dataset, **_parse_options(args.option))
     if args.save:
         Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
@@ -219,8 +241,8 @@ def _benchmark_all(args: argparse.Namespace) -> int:
         raise ValueError("--all runs every metric with its defaults: use --metrics/--datasets, not --dataset/--aspect/--option")
     if not args.output_dir:
         raise ValueError("--all needs --output-dir (where metaeval.md, metaeval.json and plots/ go)")
-    folder = Path(args.output_dir)  # checked before an hour of scoring: an existing folder, or one to create
-    check_output_path(folder / "metaeval.json" if folder.is_dir() else folder)
+    folder = check_output_dir(args.output_dir, ("metaeval.md", "metaeval.json"), args.datasets or ())
+    check_output_dir(folder / "plots")  # all before an hour of scoring
     if args.readme:
         check_readme(args.readme)  # before the run, not after it
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
@@ -254,7 +276,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
     for given in (args.save, args.markdown, args.plot):
         if given:
-            check_output_path(given)
+            check_output_path(given, args.systems)
     systems = compare.read_systems(args.systems, names=args.names, join=args.join)
     metrics = args.metric or ([systems.scored[systems.names[0]]["metric"]] if systems.kind == "scored" else [])
     if not metrics:
@@ -277,7 +299,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
-    check_output_path(args.output)
+    output = check_output_path(args.output, args.shards)
+    check_output_path(meta_path(output), args.shards)
     total = merge_shards(args.output, args.shards or None)
     print(f"merged {total} items into {args.output}")
     return 0
@@ -286,7 +309,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 def cmd_examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
-    items, _ = _read_items(args.input)
+    items, _, _ = _read_items(args.input)
     results: dict[str, Any] = {}
     # every metric's example jobs (MetricSpec.example_jobs); a job whose model is missing is skipped
     # with the resolver's message
@@ -357,11 +380,12 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("score", help="score a JSONL file (context, response, references)")
     p.add_argument("--metric", required=True, choices=sorted(RUNNERS))
     p.add_argument("--input", required=True)
-    p.add_argument("--output", required=True)
-    p.add_argument("--chunk-size", type=int, default=64,
-                   help="at most this many items per runner call (scores do not depend on it)")
-    p.add_argument("--save-every", type=float, default=10.0, metavar="SECONDS",
-                   help="chunks are sized so that progress is saved about this often")
+    p.add_argument("--output", required=True,
+                   help="a JSONL file (resumable, OUT.jsonl.meta.json beside it), or - for standard output")
+    p.add_argument("--chunk-size", type=int, default=CHUNK_SIZE,
+                   help="items per runner call, in chunks at fixed input positions; progress is saved after "
+                        "each chunk (batched models: other sizes change scores in the last float32 bits only)")
+    p.add_argument("--save-every", type=float, metavar="SECONDS", help="deprecated and ignored (see --chunk-size)")
     p.add_argument("--overwrite", action="store_true", help="discard an existing --output and start again")
     p.add_argument("--num-shards", type=int, help="split the input into this many contiguous shards (see dialeval merge)")
     p.add_argument("--shard-index", type=int, help="score this shard (0-based) into OUT.shard-I-of-N.jsonl")

@@ -17,15 +17,18 @@ fields
 
 from __future__ import annotations
 
+import codecs
+import hashlib
 import json
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import Any, Optional, Sequence
 
 from dialeval.shipped import CHECKOUT_ROOT
 
-
+_SURROGATE = re.compile(r"[\ud800-\udfff]")  # lone UTF-16 halves: not text
 
 def data_dir() -> Path:
     """``$DIALEVAL_DATA``, else ``../shared/data`` beside the checkout (a wheel ships no data)."""
@@ -62,6 +65,7 @@ class JudgmentItem:
         """Validate one record (see the module docstring); ``ValueError`` starting with ``where``."""
         if not isinstance(row, dict):
             raise ValueError(f"{where}: expected a JSON object, got {type(row).__name__}")
+        _refuse_surrogates(row, where)
         missing = [k for k in ("context", "response", "score") if k not in row]
         if missing:
             raise ValueError(f"{where}: missing field(s) {missing}")
@@ -92,19 +96,67 @@ def items_as_dicts(items: Sequence[JudgmentItem]) -> list[dict]:
     return [vars(it) for it in items]
 
 
-def read_numbered_jsonl(path: str | Path) -> list[tuple[int, dict]]:
-    """``(line number, record)`` for every non-blank line of a JSON-lines file; ``ValueError`` naming
-    the line of a malformed record."""
+def lone_surrogate_at(value: Any, where: str = "") -> str | None:
+    """Where (``'context'[1]``, ``'response'``, a key) ``value`` holds a lone UTF-16 surrogate (a JSON
+    ``"\\ud800"`` escape without its pair, which no UTF-8 file can hold), else ``None``."""
+    if isinstance(value, str):
+        return (where or "a value") if _SURROGATE.search(value) else None
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if _SURROGATE.search(str(key)):
+                return f"the key {ascii(key)}" + (f" of {where}" if where else "")
+            found = lone_surrogate_at(item, f"{where}[{key!r}]" if where else repr(key))
+            if found:
+                return found
+    if isinstance(value, list):
+        return next((f for i, item in enumerate(value) if (f := lone_surrogate_at(item, f"{where}[{i}]"))), None)
+    return None
+
+
+def _decoded(raw: bytes, path: str | Path, line_no: int) -> str:
+    """One line of a JSON-lines file as text: UTF-8, a byte-order mark on the first line dropped;
+    ``ValueError`` naming the file line and the byte that is not UTF-8."""
+    if line_no == 1 and raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8):]
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise ValueError(f"{path}:{line_no}: not valid UTF-8 (byte 0x{raw[e.start]:02x} at column {e.start + 1}); "
+                         "save the file as UTF-8") from None
+
+
+def read_numbered_jsonl(path: str | Path) -> list[tuple[int, Any]]:
+    """``(line number, record)`` for every non-blank line of a UTF-8 JSON-lines file (a byte-order
+    mark is accepted); ``ValueError`` naming the line of a malformed record, of bytes that are not
+    UTF-8, or of a lone surrogate escape (and its field)."""
     rows = []
-    with open(path, encoding="utf-8") as f:
-        for line_no, line in enumerate(f, 1):
+    with open(path, "rb") as f:
+        for line_no, raw in enumerate(f, 1):
+            line = _decoded(raw, path, line_no)
             if not line.strip():
                 continue
             try:
-                rows.append((line_no, json.loads(line)))
+                row = json.loads(line)
             except json.JSONDecodeError as e:
                 raise ValueError(f"{path}:{line_no}: not valid JSON ({e.msg})") from None
+            _refuse_surrogates(row, f"{path}:{line_no}")
+            rows.append((line_no, row))
     return rows
+
+
+def _refuse_surrogates(row: Any, where: str) -> None:
+    """``ValueError`` naming ``where`` and the field of a lone surrogate in ``row``."""
+    found = lone_surrogate_at(row)
+    if found:
+        raise ValueError(f"{where}: {found} holds a lone surrogate escape (\\ud800-\\udfff without its pair), "
+                         "which is not text; fix the producer of the file")
+
+
+def record_hash(row: Any) -> str:
+    """The identity of one input record: sha256 of its canonical JSON (sorted keys, no spaces), the
+    first 16 hex digits. Reformatting a line does not change it; editing a field does."""
+    text = json.dumps(row, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode("ascii")).hexdigest()[:16]
 
 
 def read_jsonl(path: str | Path) -> list[dict]:

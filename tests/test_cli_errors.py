@@ -38,6 +38,62 @@ def test_score_refuses_a_bad_output_before_scoring(tmp_path, capsys, never_score
     assert err.count("\n") == 1
 
 
+@pytest.mark.parametrize("output", ["/dev/full", "/dev/stdout"])
+def test_score_refuses_a_device_before_scoring(tmp_path, capsys, never_scored, output):
+    """/dev/full, read back as the "existing output" to resume, never ends (it grew to 10 GB);
+    /dev/stdout was written garbled and /dev/stdout.meta.json created."""
+    source = write_items(tmp_path / "in.jsonl")
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", output]) == 2
+    assert capsys.readouterr().err.startswith(f"dialeval: error: {output}: not a regular file")
+
+
+def test_the_input_is_never_overwritten(tmp_path, capsys, never_scored):
+    source = write_items(tmp_path / "in.jsonl")
+    before = source.read_text()
+    for flags in ([], ["--overwrite"]):
+        assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(source), *flags]) == 2
+        assert f"{source}: is the input file" in capsys.readouterr().err
+    assert source.read_text() == before
+
+
+def test_score_streams_to_standard_output(tmp_path, capsys, monkeypatch):
+    """``--output -``: the lines a file would hold, on stdout; no meta file, nothing to resume."""
+    monkeypatch.setitem(runners.RUNNERS, "multiref", lambda items, **o: ({"x": [0.5] * len(items)}, "metric:fake"))
+    monkeypatch.chdir(tmp_path)
+    source = write_items(tmp_path / "in.jsonl")
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "f.jsonl")]) == 0
+    capsys.readouterr()
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", "-"]) == 0
+    streamed = capsys.readouterr()
+    assert streamed.out == (tmp_path / "f.jsonl").read_text()
+    assert "wrote 2 lines to standard output" in streamed.err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["f.jsonl", "f.jsonl.meta.json", "in.jsonl"]
+    assert main(["score", "--metric", "multiref", "--input", str(source), "--output", "-", "--num-shards", "2",
+                 "--shard-index", "0"]) == 2
+    assert "scores in one process" in capsys.readouterr().err
+
+
+def test_every_output_location_is_checked_before_scoring(tmp_path, capsys, monkeypatch, never_scored):
+    """benchmark --all --output-dir naming a file failed only after scoring the whole grid."""
+    def no_grid(*args, **kwargs):
+        raise AssertionError("scored before the output folder was checked")
+
+    monkeypatch.setattr("dialeval.benchmark.grid.run_grid", no_grid)
+    source = write_items(tmp_path / "in.jsonl")
+    commands = {
+        "benchmark --all": ["benchmark", "--all", "--output-dir", str(source)],
+        "benchmark --save": ["benchmark", "--metric", "multiref", "--dataset", str(source), "--save", "/dev/full"],
+        "compare --save": ["compare", "--metric", "multiref", str(source), str(source), "--save", str(source)],
+        "compare --plot": ["compare", "--metric", "multiref", str(source), str(source), "--plot", "/dev/full"],
+        "merge": ["merge", "--output", str(source), str(source)],
+    }
+    for name, argv in commands.items():
+        assert main(argv) == 2, name
+        err = capsys.readouterr().err
+        assert err.startswith("dialeval: error: ") and err.count("\n") == 1, (name, err)
+        assert any(reason in err for reason in ("is a file, not a folder", "not a regular file", "is the input file")), err
+
+
 def test_ctrl_c_says_what_was_saved_in_one_line(tmp_path, capsys, monkeypatch):
     calls = []
 
@@ -92,6 +148,6 @@ def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
         raise OSError(30, "Read-only file system", str(tmp_path / "out.jsonl"))
 
     source = write_items(tmp_path / "in.jsonl")
-    monkeypatch.setattr("dialeval.cli._write_meta", read_only)
+    monkeypatch.setattr("dialeval.cli.write_meta", read_only)
     assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"

@@ -159,20 +159,57 @@ def test_score_refuses_a_changed_signature(tmp_path, capsys, monkeypatch):
     assert len(out.read_text().splitlines()) == 3
 
 
-def test_progress_is_saved_every_few_items_or_seconds(monkeypatch):
-    """Chunks start at a few items and are then sized to take about --save-every seconds."""
+def test_chunks_sit_at_fixed_input_positions(monkeypatch):
+    """Chunks are the items k * chunk_size to (k + 1) * chunk_size, whatever the first item scored and
+    however long a chunk takes (they grew with elapsed time, so two runs scored different chunks)."""
     from dialeval import runners
-    from dialeval.scoring import FIRST_CHUNK, score_chunks
+    from dialeval.scoring import chunk_ranges, score_chunks
+
+    assert [(r.start, r.stop) for r in chunk_ranges(70, 200, 64)] == [(70, 128), (128, 192), (192, 200)]
+    assert list(chunk_ranges(5, 5, 4)) == []
 
     def slow(items):
         time.sleep(0.02 * len(items))
         return {"x": [1.0] * len(items)}, "metric:slow"
 
     monkeypatch.setitem(runners.RUNNERS, "multiref", slow)
-    sizes = [len(chunk) for _, chunk, _, _ in score_chunks("multiref", [{}] * 12, {}, save_every=0.05)]
-    assert sizes[0] == FIRST_CHUNK == 4 and sum(sizes) == 12 and max(sizes[1:]) <= 2
-    big = [len(chunk) for _, chunk, _, _ in score_chunks("multiref", [{}] * 12, {}, max_chunk=3, save_every=60)]
-    assert big == [3, 3, 3, 3]
+    starts = [(start, len(chunk)) for start, chunk, _, _ in score_chunks("multiref", [{}] * 12, {}, start=5, chunk_size=4)]
+    assert starts == [(5, 3), (8, 4)]
+
+
+def test_save_every_is_deprecated_and_changes_nothing(tmp_path, capsys):
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    _write_jsonl(src, EXAMPLE_ITEMS)
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(out), "--save-every", "0.001",
+                 "--option", 'metrics=["bleu1"]']) == 0
+    assert "--save-every is deprecated and ignored" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("content, message", [
+    (b'{"context": ["hi"], "response": "ok"}\n\n{"context": ["caf\xe9"], "response": "ok"}\n',
+     r"in.jsonl:3: not valid UTF-8 \(byte 0xe9 at column 18\)"),
+    (b'{"context": ["hi"], "response": "ok"}\n{"context": ["hi", "a\\ud800b"], "response": "ok"}\n',
+     r"in.jsonl:2: 'context'\[1\] holds a lone surrogate escape"),
+    (b'{"context": ["hi"], "response": "\\udc80", "references": ["x"]}\n', "in.jsonl:1: 'response' holds a lone surrogate"),
+])
+def test_undecodable_input_names_the_file_line(tmp_path, capsys, content, message):
+    """Bytes that are not UTF-8 and lone surrogate escapes (not text: they failed later with a
+    UnicodeEncodeError) are refused naming the line and, for a surrogate, the field."""
+    src = tmp_path / "in.jsonl"
+    src.write_bytes(content)
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(tmp_path / "o")]) == 2
+    err = capsys.readouterr().err
+    assert re.search(message, err) and err.count("\n") == 1, err
+    assert not (tmp_path / "o").exists()
+
+
+def test_a_byte_order_mark_is_accepted(tmp_path, capsys):
+    """Files saved by some editors start with a UTF-8 byte-order mark (json refused it: 'decode using utf-8-sig')."""
+    src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    src.write_bytes(b"\xef\xbb\xbf" + "".join(json.dumps(it) + "\n" for it in EXAMPLE_ITEMS).encode("utf-8"))
+    assert main(["score", "--metric", "multiref", "--input", str(src), "--output", str(out),
+                 "--option", 'metrics=["bleu1"]']) == 0
+    assert [json.loads(line)["id"] for line in out.read_text().splitlines()] == [it["id"] for it in EXAMPLE_ITEMS]
 
 
 def test_generic_benchmark_file(tmp_path, capsys):
@@ -258,7 +295,7 @@ def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, 
     for size in ("64", "1", "2"):
         out = tmp_path / f"out{size}.jsonl"
         assert main(["score", "--metric", "holistic", "--input", str(src), "--output", str(out),
-                     "--chunk-size", size, "--save-every", "0"] + options) == 0
+                     "--chunk-size", size] + options) == 0
         outputs.append([json.loads(line) for line in out.read_text().splitlines()])
     records = outputs[0]
     for other in outputs[1:]:  # identical, up to float32 rounding of the LM's batched log-probabilities
@@ -296,7 +333,7 @@ def test_generic_benchmark_scores_in_chunks_like_one_call(tmp_path, monkeypatch)
 
     items = [dict(it, score=float(i)) for i, it in enumerate(EXAMPLE_ITEMS * 3)]
     whole, signature = run_multiref(items, metrics=["bleu1"])
-    chunked, chunk_signature = score_all("multiref", items, {"metrics": ["bleu1"]}, progress=False, max_chunk=4)
+    chunked, chunk_signature = score_all("multiref", items, {"metrics": ["bleu1"]}, progress=False, chunk_size=4)
     assert chunked == whole and chunk_signature == signature
 
 

@@ -27,6 +27,7 @@ from dialeval.widget import build_widget  # noqa: E402
 from dialeval.widget import card_example  # noqa: E402
 from dialeval.widget import parse_inputs  # noqa: E402
 from dialeval.widget import parse_options  # noqa: E402
+from float_noise import approx  # noqa: E402
 
 METRICS = Path(__file__).resolve().parents[1] / "metrics"
 START_TIMEOUT = 180  # seconds for an app to import gradio, torch and evaluate and open its port
@@ -204,4 +205,4 @@ def test_app_scores_equal_the_evaluate_module(name, tmp_path, modules_cache):
     assert result.keys() == expected.keys()
     for key, value in expected.items():
         numeric = isinstance(value, float) or (isinstance(value, list) and value and isinstance(value[0], float))
-        assert result[key] == (pytest.approx(value, rel=1e-6) if numeric else value), key
+        assert result[key] == (approx(value) if numeric else value), key
