@@ -473,15 +473,13 @@ def scale_dict(metric: str, sub: str) -> Optional[dict[str, Any]]:
 
 def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: bool, progress: bool,
            label: str) -> dict[str, Any]:
-    """Per-item scores through the score cache (a re-run scores only what it has not stored)."""
-    from dialeval.score_cache import cached_scores
-    from dialeval.scoring import check_options, score_all
+    """Per-item scores through the score cache, in saved chunks (a re-run, or a run after Ctrl-C,
+    scores only what it has not stored)."""
+    from dialeval.score_cache import scores_for
+    from dialeval.scoring import check_options
 
     check_options(metric, options)
-    if progress:
-        print(f"dialeval compare: {metric} on {label} ({len(items)} items)", file=sys.stderr)
-    return cached_scores(metric, options, items, lambda: score_all(metric, items, options, progress=progress),
-                         refresh)
+    return scores_for(metric, options, items, refresh, progress=progress, desc=f"{metric} on {label}")
 
 
 def _bootstrap_ci(values: np.ndarray, n_resamples: int, seed: Optional[int], confidence: float) -> tuple[float, float]:

@@ -307,7 +307,8 @@ def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, 
                 assert theirs["scores"][name] == (None if value is None else pytest.approx(value, rel=1e-6, abs=1e-6))
     assert [r["line"] for r in records] == [1, 2, 3, 4, 5]
     diversity = [r["scores"]["diversity"] for r in records]
-    assert diversity[0] == diversity[1] and diversity[2] == diversity[3] and diversity[0] != diversity[2]
+    assert diversity[0] == diversity[1] > 0.0
+    assert diversity[2] == 0.0 and diversity[3] is None  # b1 is empty: 0; b2 the only real reply of its group
     assert diversity[4] is None  # alone in its group: NaN, written as JSON null
     assert all(0.0 <= r["scores"]["coherence"] <= 1.0 for r in records)
     assert ("p5-of-input" if cutoff else "cutoff:stored") in records[0]["signature"]

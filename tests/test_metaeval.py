@@ -162,7 +162,9 @@ def test_grid_reports_missing_weights_and_inapplicable_cells(rated_file, tmp_pat
     def no_weights(items, **options):
         raise ModelNotFoundError("fed model 'x' is not a local directory; build it with `python training/...`")
 
-    monkeypatch.setattr(grid, "get_runner", lambda name: no_weights)
+    from dialeval import runners
+
+    monkeypatch.setitem(runners.RUNNERS, "fed", no_weights)
     (cell,) = grid.run_grid(sets=[str(rated_file)], metrics=["fed"], progress=False)["cells"]
     assert cell["status"] == "missing weights" and "training/" in cell["reason"]
     monkeypatch.undo()
@@ -308,3 +310,49 @@ def test_grid_system_agreement_is_paired_when_systems_share_contexts(tmp_path, m
     expected = human_agreement(human, metric, n_resamples=50, n_permutations=grid.AGREEMENT_PERMUTATIONS, seed=0)
     assert got == {**{k: v for k, v in expected.to_dict().items() if k not in ("human", "metric")}, "paired": True}
     assert got["kendall_tau"] == pytest.approx(1.0)  # rougeL orders good > mid > bad as the humans do
+
+
+def test_an_interrupted_cell_resumes_at_its_last_saved_chunk_and_ends_as_an_uninterrupted_one(tmp_path, monkeypatch):
+    """A Ctrl-C in the middle of a grid cell keeps its finished chunks; the next run scores only the
+    rest, and the stored entry (scores, flags, signature) is the uninterrupted run's, byte for byte."""
+    import json
+
+    from dialeval import runners, score_cache
+    from dialeval.core.results import ItemScores
+
+    calls = []
+
+    def fake(items, **options):  # a score that depends on the chunk's other items, as padded batches can
+        calls.append(len(items))
+        if len(calls) == stop_at[0]:
+            raise KeyboardInterrupt
+        total = sum(len(it["response"]) for it in items)
+        return ItemScores({"x": [len(it["response"]) / total for it in items]}, "metric:fake",
+                          [["empty"] if not it["response"] else [] for it in items])
+
+    monkeypatch.setitem(runners.RUNNERS, "multiref", fake)
+    items = [{"context": [f"turn {i}"], "response": "" if i % 7 == 3 else "w" * (i + 1), "references": ["r"]}
+             for i in range(40)]
+
+    def run(folder: str) -> dict:
+        monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / folder))
+        return score_cache.scores_for("multiref", {}, items, progress=False, chunk_size=16)
+
+    stop_at = [0]
+    whole = run("uninterrupted")
+    assert calls == [16, 16, 8]
+    calls.clear()
+    stop_at[0] = 3
+    with pytest.raises(KeyboardInterrupt):
+        run("interrupted")
+    chunk_files = list((tmp_path / "interrupted" / "scores").glob("*.chunks-16.jsonl"))
+    assert len(chunk_files) == 1 and len(chunk_files[0].read_text().splitlines()) == 2  # two chunks saved
+    calls.clear()
+    stop_at[0] = 0
+    resumed = run("interrupted")
+    assert calls == [8]  # only the unsaved chunk is scored again
+    assert not chunk_files[0].exists()
+    same = ("per_item", "signature", "flags", "format", "metric", "options")
+    assert json.dumps({k: resumed[k] for k in same}) == json.dumps({k: whole[k] for k in same})
+    again = run("interrupted")
+    assert again["from_cache"] and calls == [8]

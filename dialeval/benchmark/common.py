@@ -14,14 +14,17 @@ from dialeval.core.tables import fmt, fmt_p, format_table
 
 def generic(metric: str, path: str | Path, progress: bool = True, **options: Any) -> dict[str, Any]:
     """Any metric on a generic human-judgment JSONL file: one correlation per sub-metric. Items are
-    scored in chunks behind a progress bar with an estimate (scores do not depend on the chunks); a
-    flagged item's floor value is left out (:func:`dialeval.core.degenerate.floors_as_missing`)."""
-    from dialeval.scoring import score_all
+    scored in saved chunks behind a progress bar with an estimate, through the score cache
+    (:func:`dialeval.score_cache.scores_for`: a re-run or a run after Ctrl-C scores only what is
+    new); a flagged item's floor value is left out (:func:`dialeval.core.degenerate.floors_as_missing`)."""
+    from dialeval.score_cache import scores_for
+    from dialeval.scoring import check_options
 
     items = load_judgment_file(path)
-    scores = score_all(metric, items_as_dicts(items), options, progress=progress)
-    per_item, signature = scores
-    per_item = floors_as_missing(per_item, scores.flags, registry.spec(metric).scales())
+    check_options(metric, options)
+    entry = scores_for(metric, options, items_as_dicts(items), progress=progress, desc=f"{metric} on {Path(path).name}")
+    signature = entry["signature"]
+    per_item = floors_as_missing(entry["per_item"], entry["flags"], registry.spec(metric).scales())
     return {
         "dataset": str(path), "metric": metric, "n": len(items), "signature": signature,
         "correlations": correlate_all(per_item, [it.score for it in items]),

@@ -1,8 +1,10 @@
 """One-command meta-evaluation: every metric x every human-judgment set (``dialeval benchmark --all``).
 
 For each cell (a metric's job on one set of :mod:`dialeval.judgments`) the items are scored through
-:mod:`dialeval.runners` (per-item scores cached by :mod:`dialeval.score_cache`, so a re-run scores
-only what is new) and every sub-metric is compared with the set's human score:
+:mod:`dialeval.runners` in saved chunks behind a per-item progress bar
+(:func:`dialeval.score_cache.scores_for`: per-item scores cached, so a re-run scores only what is
+new, and a cell interrupted after an hour resumes at its last saved chunk) and every sub-metric is
+compared with the set's human score:
 
 * Pearson, Spearman and Kendall with p-values, and seeded 95 % bootstrap intervals of each;
 * the system-level Spearman (per-system means) where a set names 3 or more systems;
@@ -45,8 +47,8 @@ from dialeval.core.degenerate import floors_as_missing
 from dialeval.core.significance import human_agreement
 from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
 from dialeval.judgments import load_judgments, sets as judgment_sets
-from dialeval.runners import RUNNERS, get_runner
-from dialeval.score_cache import cached_scores
+from dialeval.runners import RUNNERS
+from dialeval.score_cache import scores_for
 from dialeval.core.spec import Job
 from dialeval.core.tables import fmt, fmt_p, format_table
 
@@ -150,13 +152,16 @@ def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pa
 
 
 def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], systems: list[str | None],
-             refresh: bool, n_resamples: int, seed: int) -> dict[str, Any]:
+             refresh: bool, n_resamples: int, seed: int, progress: bool = True) -> dict[str, Any]:
+    """One cell: the job's scores on the set through :func:`dialeval.score_cache.scores_for` (a
+    per-item progress bar; chunks saved as they finish, so an interrupted cell resumes where it
+    stopped) and their correlations with the human scores."""
     from dialeval.models import ModelNotFoundError
 
     options = job.options_on(set_name, items)
     cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
     try:
-        entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)
+        entry = scores_for(job.metric, options, items, refresh, progress=progress, desc=f"{set_name} x {job.name}")
     except ModelNotFoundError as e:
         return {**cell, "status": "missing weights", "reason": str(e)}
     except (ValueError, FileNotFoundError) as e:
@@ -196,7 +201,7 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
         cells = []
         for job in jobs:
             bar.set_postfix_str(f"{set_name} x {job.name}")
-            cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed))
+            cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed, progress))
             bar.update()
         compare_with_best(cells, human)
         add_system_agreement(cells, human, pairing, n_resamples, seed)

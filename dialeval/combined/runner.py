@@ -3,7 +3,7 @@ per-pattern linear model (:mod:`dialeval.combined.model`).
 
 Each component is a meta-evaluation grid job (:func:`dialeval.registry.grid_jobs`), run with the
 options it has on the set named by ``held_out`` (FED's dialogue level on ``fed-dialog``) or on
-generic items, and read through :func:`dialeval.score_cache.cached_scores` with the same key as
+generic items, and read through :func:`dialeval.score_cache.scores_for` with the same key as
 ``dialeval benchmark --all``: scoring with ``combined`` after the grid (or a second time) costs
 only the regression. A component that does not apply to the items (no references, no contexts) is
 left out and the model for the remaining features is used; a component whose weights cannot be had
@@ -76,14 +76,13 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     from dialeval.models import ModelNotFoundError
     from dialeval.core.degenerate import floors_as_missing
     from dialeval.registry import grid_jobs, spec
-    from dialeval.runners import get_runner
-    from dialeval.score_cache import cached_scores
+    from dialeval.score_cache import scores_for
 
     found = Components()
     for job in (j for j in grid_jobs() if j.name in JOBS):
         options = job.options_on(set_name or "", items)
         try:
-            entry = cached_scores(job.metric, options, items, lambda: get_runner(job.metric)(items, **options), refresh)
+            entry = scores_for(job.metric, options, items, refresh, progress=False)
         except ModelNotFoundError as e:
             found.left_out[job.name] = f"{MISSING}: {e}"
             continue
