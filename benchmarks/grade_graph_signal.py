@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from dialeval.core.resources import cache_dir  # noqa: E402
 from dialeval.core.tables import fmt, format_table  # noqa: E402
-from dialeval.correlation import correlate  # noqa: E402
+from dialeval.stats.correlation import correlate  # noqa: E402
 from dialeval.grade.data import load_grade  # noqa: E402
 from dialeval.grade.features import PairGraph  # noqa: E402
 

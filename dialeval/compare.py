@@ -6,7 +6,7 @@ format of :mod:`dialeval.data` (``context``, ``response``, optional ``references
 For every chosen metric and sub-score the result holds each system's mean with a bootstrap
 interval, every pair's mean difference with a paired bootstrap interval, the paired-bootstrap
 (Koehn 2004) and approximate-randomization p-values (raw and corrected for the number of pairs),
-and a ranking with ties (:mod:`dialeval.core.significance` has the formulas). Every sub-score
+and a ranking with ties (:mod:`dialeval.stats.paired` has the formulas). Every sub-score
 carries its scale (range, direction, raw flag, meaning: :func:`dialeval.registry.describe`), and the
 ranking follows the scale's direction.
 
@@ -40,15 +40,11 @@ Missing values: a sub-score that is NaN for an item (e.g. a diversity score with
 that item for every system of that sub-score (``n_dropped``); a sub-score left with fewer than 2
 items is skipped with the reason.
 
-Systems that do NOT share items (:func:`compare_unpaired`, used by the meta-evaluation on human
-judgment sets whose systems answered different contexts) are compared with an unpaired bootstrap:
-each system's items are resampled on their own (``B`` resamples of ``n_s`` indices of system ``s``,
-drawn from one seeded stream system after system), the difference of the resampled means gives the
-interval and the null-centred p-value ``(1 + #{|delta*_b - delta| >= |delta|}) / (B + 1)``; and
-the approximate randomization test becomes a permutation test of the pooled items of the two
-systems (trial ``t`` shuffles the pooled ``n_A + n_B`` scores, the first ``n_A`` are A's),
-``p = (1 + #{|delta^pi_t| >= |delta|}) / (T + 1)``; same tie tolerance, correction and ranking as
-the paired tests.
+The statistics live in :mod:`dialeval.stats`; this module reads and joins the systems, scores them
+and writes the reports. ``compare_unpaired``, ``unpaired_agreement``, ``agreement_of``,
+``rank_groups``, ``pair_items``, ``system_agreement`` (now in :mod:`dialeval.stats`) and
+``scale_dict`` (now :func:`dialeval.registry.scale_dict`) are still importable from here for one
+release.
 """
 
 from __future__ import annotations
@@ -64,11 +60,15 @@ from typing import Any, Mapping, Optional, Sequence
 import numpy as np
 
 from dialeval import registry
-from dialeval.core import significance
 from dialeval.core.degenerate import flag_counts
-from dialeval.core.significance import (Agreement, AgreementPair, Comparison, PairResult, Settings,
-                                        SystemResult)
 from dialeval.data import JudgmentItem, read_numbered_jsonl
+from dialeval.registry import scale_dict
+from dialeval.stats import paired
+from dialeval.stats.bootstrap import mean_interval
+from dialeval.stats.paired import agreement_of, rank_groups  # noqa: F401  (kept here for one release)
+from dialeval.stats.results import Settings
+from dialeval.stats.systems import pair_items, system_agreement  # noqa: F401  (kept here for one release)
+from dialeval.stats.unpaired import compare_unpaired, unpaired_agreement  # noqa: F401  (kept here for one release)
 
 JOINS = ("auto", "id", "line")
 META_SUFFIX = ".meta.json"  # = dialeval.cli.META_SUFFIX (the CLI sits above this module)
@@ -267,208 +267,7 @@ def _number(value: Any, where: str) -> float:
 
 
 # ----------------------------------------------------------------------------------------------
-# Unpaired comparison (systems on different items)
-
-
-def compare_unpaired(
-    systems: Mapping[str, Sequence[float]],
-    *,
-    n_resamples: int = 1000,
-    n_permutations: int = 10000,
-    seed: Optional[int] = 12345,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    correction: str = "holm",
-    test: str = "ar",
-    higher_is_better: bool = True,
-    max_chunk_rows: int = 2000,
-) -> Comparison:
-    """Like :func:`dialeval.core.significance.compare` for systems scored on DIFFERENT items (each at
-    least 2): unpaired bootstrap and a permutation test (module docstring). ``p_ar`` holds the
-    permutation test's p-value; ``settings.ar_exact`` is ``False``; ``n_items`` is the number of
-    items of all systems together."""
-    names, rows = significance.check_systems(systems)
-    short = [name for name, row in zip(names, rows) if len(row) < 2]
-    if short:
-        raise ValueError(f"systems {short}: need at least 2 scores each")
-    # the same checks of the settings as the paired tests
-    significance._check_settings(n_resamples, n_permutations, seed, confidence, alpha, correction, test, 1)
-    settings = Settings(n_resamples, n_permutations, False, None if seed is None else int(seed),
-                        float(confidence), float(alpha), correction, test, bool(higher_is_better))
-    bootstrap_seq, ar_seq = np.random.SeedSequence(seed).spawn(2)
-    rng_bootstrap, rng_ar = np.random.default_rng(bootstrap_seq), np.random.default_rng(ar_seq)
-    k = len(rows)
-    means = np.array([row.mean() for row in rows])
-    boot = np.empty((n_resamples, k))
-    for s, row in enumerate(rows):
-        n = len(row)
-        for start in range(0, n_resamples, max_chunk_rows):
-            stop = min(n_resamples, start + max_chunk_rows)
-            idx = np.minimum((rng_bootstrap.random((stop - start, n)) * n).astype(np.intp), n - 1)
-            boot[start:stop, s] = row[idx].mean(axis=1)
-    tail = (1.0 - confidence) / 2.0
-    quantiles = [tail, 1.0 - tail]
-    system_ci = np.quantile(boot, quantiles, axis=0)
-    pairs = [(i, j) for i in range(k) for j in range(i + 1, k)]
-    m = len(pairs)
-    observed = np.array([means[i] - means[j] for i, j in pairs])
-    diff_ci = np.empty((2, m))
-    p_boot = np.empty(m)
-    p_perm = np.empty(m)
-    for p, (i, j) in enumerate(pairs):
-        tolerance = significance.TIE_RTOL * float(max(np.abs(rows[i]).max(), np.abs(rows[j]).max()))
-        threshold = abs(observed[p]) - tolerance
-        diff = boot[:, i] - boot[:, j]
-        diff_ci[:, p] = np.quantile(diff, quantiles)
-        p_boot[p] = (np.count_nonzero(np.abs(diff - observed[p]) >= threshold) + 1) / (n_resamples + 1)
-        pooled = np.concatenate([rows[i], rows[j]])
-        n_a = len(rows[i])
-        count = 0
-        for start in range(0, n_permutations, max_chunk_rows):
-            stop = min(n_permutations, start + max_chunk_rows)
-            shuffled = pooled[np.argsort(rng_ar.random((stop - start, len(pooled))), axis=1)]
-            permuted = shuffled[:, :n_a].mean(axis=1) - shuffled[:, n_a:].mean(axis=1)
-            count += int(np.count_nonzero(np.abs(permuted) >= threshold))
-        p_perm[p] = (count + 1) / (n_permutations + 1)
-    p_boot_adj = significance.adjust_p_values(p_boot, correction)
-    p_perm_adj = significance.adjust_p_values(p_perm, correction)
-    significant = (p_perm_adj if test == "ar" else p_boot_adj) < alpha
-    pair_results = tuple(
-        PairResult(names[i], names[j], float(observed[p]), float(diff_ci[0, p]), float(diff_ci[1, p]),
-                   float(p_boot[p]), float(p_boot_adj[p]), float(p_perm[p]), float(p_perm_adj[p]),
-                   bool(significant[p]))
-        for p, (i, j) in enumerate(pairs))
-    is_significant = {}
-    for p, (i, j) in enumerate(pairs):
-        is_significant[(i, j)] = is_significant[(j, i)] = bool(significant[p])
-    order = sorted(range(k), key=lambda s: (-means[s] if higher_is_better else means[s], s))
-    ranks = rank_groups(order, is_significant)
-    system_results = tuple(SystemResult(names[s], float(means[s]), float(system_ci[0, s]), float(system_ci[1, s]),
-                                        ranks[s]) for s in order)
-    return Comparison(settings, int(sum(len(r) for r in rows)), system_results, pair_results)
-
-
-def rank_groups(order: Sequence[int], is_significant: Mapping[tuple[int, int], bool]) -> dict[int, int]:
-    """Dense rank groups along ``order`` (best first), as :mod:`dialeval.core.significance` ranks: a
-    system joins the current group unless it differs significantly from the group's leader."""
-    ranks = {order[0]: 1}
-    leader, rank = order[0], 1
-    for s in order[1:]:
-        if is_significant[(leader, s)]:
-            leader, rank = s, rank + 1
-        ranks[s] = rank
-    return ranks
-
-
-def unpaired_agreement(human: Mapping[str, Sequence[float]], metric: Mapping[str, Sequence[float]],
-                       **options: Any) -> Agreement:
-    """:func:`dialeval.core.significance.human_agreement` for systems rated on different items: both
-    sides compared with :func:`compare_unpaired` under the same settings (hence the same resamples
-    and permutations, since each system has as many human as metric scores)."""
-    if set(human) != set(metric):
-        raise ValueError("human and metric scores must cover the same systems")
-    for name in human:
-        if len(human[name]) != len(metric[name]):
-            raise ValueError(f"system {name!r}: {len(human[name])} human scores vs {len(metric[name])} metric scores")
-    human_result = compare_unpaired(human, **options)
-    metric_result = compare_unpaired({name: metric[name] for name in human}, **options)
-    return agreement_of(human_result, metric_result, metric, options.get("test", "ar"))
-
-
-def agreement_of(human_result: Comparison, metric_result: Comparison, metric: Mapping[str, Sequence[float]],
-                 test: str) -> Agreement:
-    """The :class:`~dialeval.core.significance.Agreement` of two comparisons of the same systems
-    (Kendall's tau-b of the means; sign agreement on the human-significant pairs)."""
-    from scipy import stats
-
-    names = list(dict.fromkeys([p.system_a for p in human_result.pairs] + [p.system_b for p in human_result.pairs]))
-    human_means = np.array([human_result.system(s).mean for s in names])
-    metric_means = np.array([metric_result.system(s).mean for s in names])
-    tau = tau_p = None
-    if np.ptp(human_means) > 0 and np.ptp(metric_means) > 0:
-        statistic, pvalue = stats.kendalltau(metric_means, human_means)
-        if math.isfinite(statistic):
-            tau, tau_p = float(statistic), (float(pvalue) if math.isfinite(pvalue) else None)
-
-    def decisive(result: PairResult) -> float:
-        return result.p_ar_adjusted if test == "ar" else result.p_bootstrap_adjusted
-
-    pairs = []
-    for h in human_result.pairs:
-        mt = metric_result.pair(h.system_a, h.system_b)
-        a = np.asarray(metric[h.system_a], dtype=np.float64)
-        b = np.asarray(metric[h.system_b], dtype=np.float64)
-        tolerance = significance.TIE_RTOL * float(max(np.abs(a).max(), np.abs(b).max()))
-        metric_sign = 0 if abs(mt.mean_diff) <= tolerance else int(np.sign(mt.mean_diff))
-        same = metric_sign != 0 and metric_sign == int(np.sign(h.mean_diff))
-        pairs.append(AgreementPair(h.system_a, h.system_b, h.mean_diff, mt.mean_diff, decisive(h), decisive(mt),
-                                   h.significant, mt.significant, same))
-    hs = [p for p in pairs if p.human_significant]
-    n_same = sum(p.same_sign for p in hs)
-    return Agreement(
-        n_systems=len(names), n_items=human_result.n_items, kendall_tau=tau, kendall_p=tau_p, n_pairs=len(pairs),
-        n_human_significant=len(hs), n_same_sign=n_same, sign_agreement=n_same / len(hs) if hs else None,
-        n_metric_significant=sum(p.metric_significant for p in hs),
-        n_metric_significant_same_sign=sum(p.metric_significant and p.same_sign for p in hs),
-        pairs=tuple(pairs), human=human_result, metric=metric_result)
-
-
-def pair_items(contexts: Sequence[Sequence[str]], systems: Sequence[Optional[str]]) -> dict[str, Any]:
-    """How the items of a human-judgment set line up across its systems.
-
-    Items are keyed by (context, how often that context came before in the same system). When every
-    system has exactly the same keys, the set is paired: ``{"paired": True, "indices": {system: [item
-    index per key, in the first system's order]}}``; else ``{"paired": False, "indices": {system: [its
-    items in set order]}, "shared": number of keys all systems have}``. Items without a system are
-    left out."""
-    keys: dict[str, dict[tuple, int]] = {}
-    for i, (context, system) in enumerate(zip(contexts, systems)):
-        if system is None:
-            continue
-        seen = keys.setdefault(system, {})
-        base = tuple(context)
-        occurrence = sum(1 for key in seen if key[0] == base)
-        seen[(base, occurrence)] = i
-    names = list(keys)
-    first = list(keys[names[0]]) if names else []
-    shared = [key for key in first if all(key in keys[s] for s in names)]
-    paired = bool(names) and all(len(keys[s]) == len(first) for s in names) and len(shared) == len(first)
-    if paired:
-        return {"paired": True, "indices": {s: [keys[s][key] for key in first] for s in names}, "shared": len(first)}
-    return {"paired": False, "indices": {s: list(keys[s].values()) for s in names}, "shared": len(shared)}
-
-
-def system_agreement(per_item: Sequence[float], human: Sequence[float], pairing: Mapping[str, Any],
-                     higher_is_better: Optional[bool] = True, **options: Any) -> Optional[Agreement]:
-    """System-level agreement of one sub-score with the human scores of a judgment set, paired or not
-    (:func:`pair_items`); the metric is negated first when lower is better. ``None`` with fewer than
-    3 systems or when an item's score is missing."""
-    indices = pairing["indices"]
-    if len(indices) < 3:
-        return None
-    sign = -1.0 if higher_is_better is False else 1.0
-    metric = {s: [sign * float(per_item[i]) for i in idx] for s, idx in indices.items()}
-    humans = {s: [float(human[i]) for i in idx] for s, idx in indices.items()}
-    if any(not math.isfinite(v) for values in (*metric.values(), *humans.values()) for v in values):
-        return None
-    if pairing["paired"]:
-        return significance.human_agreement(humans, metric, **options)
-    return unpaired_agreement(humans, metric, **options)
-
-
-# ----------------------------------------------------------------------------------------------
 # Scoring and comparing
-
-
-def scale_dict(metric: str, sub: str) -> Optional[dict[str, Any]]:
-    """The scale of ``metric``'s ``sub`` as JSON (``None`` for a sub-score without a declared scale)."""
-    try:
-        scale = registry.describe(metric, sub)
-    except ValueError:
-        return None
-    return {"range": scale.range_text(), "low": scale.low, "high": scale.high,
-            "higher_is_better": scale.higher_is_better, "direction": scale.direction_text(), "raw": scale.raw,
-            "meaning": scale.meaning}
 
 
 def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: bool, progress: bool,
@@ -482,21 +281,6 @@ def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: boo
     return scores_for(metric, options, items, refresh, progress=progress, desc=f"{metric} on {label}")
 
 
-def _bootstrap_ci(values: np.ndarray, n_resamples: int, seed: Optional[int], confidence: float) -> tuple[float, float]:
-    """The percentile interval of the mean on the same resamples :func:`significance.compare` draws
-    for ``len(values)`` items with this seed."""
-    rng = np.random.default_rng(np.random.SeedSequence(seed).spawn(2)[0])
-    n = len(values)
-    means = np.empty(n_resamples)
-    for start in range(0, n_resamples, 2000):
-        stop = min(n_resamples, start + 2000)
-        idx = np.minimum((rng.random((stop - start, n)) * n).astype(np.intp), n - 1)
-        means[start:stop] = values[idx].mean(axis=1)
-    tail = (1.0 - confidence) / 2.0
-    low, high = np.quantile(means, [tail, 1.0 - tail])
-    return float(low), float(high)
-
-
 def compare_systems(
     systems: Systems,
     metrics: Optional[Sequence[str]] = None,
@@ -504,21 +288,20 @@ def compare_systems(
     scores: Optional[Sequence[str]] = None,
     *,
     human: bool = True,
-    n_resamples: int = 1000,
-    n_permutations: int = 10000,
-    seed: Optional[int] = 12345,
-    confidence: float = 0.95,
-    alpha: float = 0.05,
-    correction: str = "holm",
-    test: str = "ar",
+    settings: Optional[Settings] = None,
     refresh: bool = False,
     progress: bool = True,
+    **overrides: Any,
 ) -> dict[str, Any]:
     """Score (responses) or read (scored outputs) every system with each metric and compare them on
-    every sub-score (or those in ``scores``). Returns the JSON-able result (see :func:`to_json`)."""
+    every sub-score (or those in ``scores``). Returns the JSON-able result (see :func:`to_json`).
+
+    ``settings`` (:class:`dialeval.stats.results.Settings`) with keyword overrides of its fields
+    (``n_resamples=...``, ``seed=...``, ...) as for :func:`dialeval.stats.paired.compare`; each
+    sub-score is ranked in the direction of its scale, whatever ``higher_is_better`` says."""
     options = {k: dict(v) for k, v in (options or {}).items()}
-    stats_options = dict(n_resamples=n_resamples, n_permutations=n_permutations, seed=seed, confidence=confidence,
-                         alpha=alpha, correction=correction, test=test)
+    settings = Settings.of(settings, **overrides)
+    stats_options = settings.options()
     if systems.kind == "scored":
         metric = systems.scored[systems.names[0]]["metric"]
         if metrics and list(metrics) != [metric]:
@@ -589,14 +372,14 @@ def compare_systems(
             higher = scale is None or scale["higher_is_better"] is not False
             with warnings.catch_warnings(record=True) as caught:  # e.g. too few items to reach significance
                 warnings.simplefilter("always")
-                comparison = significance.compare({name: matrix[s][keep] for s, name in enumerate(systems.names)},
-                                                  higher_is_better=higher, **stats_options)
+                comparison = paired.compare({name: matrix[s][keep] for s, name in enumerate(systems.names)},
+                                            settings, higher_is_better=higher)
             block = {"scale": scale, "n_items": int(keep.sum()), "n_dropped": int((~keep).sum()),
                      **comparison.to_dict(), "warnings": [str(w.message) for w in caught]}
             if human_row is not None:
                 kept_human = human_row[keep]
                 if np.isfinite(kept_human).all():
-                    low, high = _bootstrap_ci(kept_human, n_resamples, seed, confidence)
+                    low, high = mean_interval(kept_human, settings.n_resamples, settings.seed, settings.confidence)
                     block["human_reference"] = {"name": HUMAN, "mean": float(kept_human.mean()),
                                                 "ci_low": low, "ci_high": high, "references": "leave-one-out"}
             entry["scores"][sub] = block

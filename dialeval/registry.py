@@ -101,3 +101,15 @@ def describe(metric: str, score: str) -> Scale:
     if score not in known:
         raise ValueError(f"no scale for {metric} score {score!r}; {metric} scores: {', '.join(known)}")
     return known[score]
+
+
+def scale_dict(metric: str, sub: str) -> dict | None:
+    """The scale of ``metric``'s ``sub`` as JSON (``None`` for a sub-score without a declared scale):
+    range, low, high, higher_is_better, direction, raw, meaning (moved from ``dialeval.compare``)."""
+    try:
+        scale = describe(metric, sub)
+    except ValueError:
+        return None
+    return {"range": scale.range_text(), "low": scale.low, "high": scale.high,
+            "higher_is_better": scale.higher_is_better, "direction": scale.direction_text(), "raw": scale.raw,
+            "meaning": scale.meaning}

@@ -166,3 +166,28 @@ def test_every_metric_declares_itself_completely():
         assert all(job.metric == spec.name for job in spec.grid_jobs), spec.name
         assert set(spec.samples) <= set(spec.bundled), spec.name
     assert [s.name for s in registry.specs()] == list(registry.METRICS)
+
+
+STATS_ALLOWED = {"__future__", "dataclasses", "math", "typing", "warnings", "numpy", "scipy", "dialeval"}
+
+
+def test_stats_is_pure_numpy_and_scipy():
+    """``dialeval/stats/``: no I/O, no metric names (checked above with the rest of the library), and
+    no other dialeval package: its modules import only each other, numpy, scipy, a few pure standard
+    modules and ``dialeval.__version__`` (the signatures carry it)."""
+    graph = import_graph()
+    stats_modules = [name for name in graph if name == "dialeval.stats" or name.startswith("dialeval.stats.")]
+    assert "dialeval.stats.paired" in stats_modules
+    outside = {name: sorted(t for t in graph[name] if not t.startswith("dialeval.stats")) for name in stats_modules}
+    assert not any(outside.values()), f"dialeval.stats imports other dialeval modules: {outside}"
+    for path in (PACKAGE / "stats").rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                roots = {alias.name.split(".")[0] for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                roots = {(node.module or "").split(".")[0]}
+                if node.module == "dialeval":
+                    assert [alias.name for alias in node.names] == ["__version__"], path
+            else:
+                continue
+            assert roots <= STATS_ALLOWED, f"{path.relative_to(ROOT)} imports {sorted(roots - STATS_ALLOWED)}"

@@ -7,7 +7,7 @@ from typing import Any
 
 from dialeval import registry
 from dialeval.core.degenerate import floors_as_missing
-from dialeval.correlation import correlate_all
+from dialeval.stats.correlation import correlate_all
 from dialeval.data import items_as_dicts, load_judgment_file
 from dialeval.core.tables import fmt, fmt_p, format_table
 

@@ -16,9 +16,9 @@ compared with the set's human score:
   system pairs whose human difference is significant (approximate randomization, Holm-corrected,
   alpha 0.05), how often the metric's mean difference has the same sign and how often the metric
   finds the same pair significantly different in the same direction. Systems that answered the
-  same contexts are compared with the paired tests (:func:`dialeval.core.significance.human_agreement`);
+  same contexts are compared with the paired tests (:func:`dialeval.stats.paired.human_agreement`);
   systems rated on different contexts with the unpaired bootstrap and permutation test of
-  :func:`dialeval.compare.compare_unpaired` (which one is recorded per set as ``pairing``).
+  :func:`dialeval.stats.unpaired.compare_unpaired` (which one is recorded per set as ``pairing``).
 
 A response the metric flagged (:mod:`dialeval.core.degenerate`) enters the correlations at its
 scale's worst value where that is a bound (GRADE's 0) and is left out where it is a declared floor
@@ -42,10 +42,13 @@ from pathlib import Path
 from typing import Any, Callable, Sequence
 
 from dialeval import paper, registry
-from dialeval.compare import agreement_of, compare_unpaired, pair_items, scale_dict
 from dialeval.core.degenerate import floors_as_missing
-from dialeval.core.significance import human_agreement
-from dialeval.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
+from dialeval.registry import scale_dict
+from dialeval.stats.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
+from dialeval.stats.paired import agreement_of, human_agreement
+from dialeval.stats.results import Settings
+from dialeval.stats.systems import pair_items
+from dialeval.stats.unpaired import compare_unpaired
 from dialeval.judgments import load_judgments, sets as judgment_sets
 from dialeval.runners import RUNNERS
 from dialeval.score_cache import scores_for
@@ -112,7 +115,7 @@ AGREEMENT_ALPHA = 0.05
 
 
 def set_pairing(items: Sequence[dict], systems: Sequence[str | None]) -> dict[str, Any] | None:
-    """How a set's systems line up (:func:`dialeval.compare.pair_items`), or ``None`` with fewer
+    """How a set's systems line up (:func:`dialeval.stats.systems.pair_items`), or ``None`` with fewer
     than 3 named systems (then there is no system-level agreement to measure)."""
     if len({s for s in systems if s}) < 3:
         return None
@@ -121,16 +124,16 @@ def set_pairing(items: Sequence[dict], systems: Sequence[str | None]) -> dict[st
 
 def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pairing: dict[str, Any] | None,
                          n_resamples: int, seed: int) -> None:
-    """Add ``system_agreement`` (:meth:`dialeval.core.significance.Agreement.to_dict` without the
+    """Add ``system_agreement`` (:meth:`dialeval.stats.results.Agreement.to_dict` without the
     per-system comparisons, plus ``paired``) to every sub-metric of a set's scored cells; the
     metric is negated first where its scale says lower is better."""
     if pairing is None:
         return
     indices = pairing["indices"]
-    options = dict(n_resamples=n_resamples, n_permutations=AGREEMENT_PERMUTATIONS, seed=seed,
-                   alpha=AGREEMENT_ALPHA)
+    settings = Settings(n_resamples=n_resamples, n_permutations=AGREEMENT_PERMUTATIONS, seed=seed,
+                        alpha=AGREEMENT_ALPHA)
     humans = {s: [float(human[i]) for i in idx] for s, idx in indices.items()}
-    human_result = None if pairing["paired"] else compare_unpaired(humans, **options)
+    human_result = None if pairing["paired"] else compare_unpaired(humans, settings)
     for cell in cells:
         if cell["status"] != "ok":
             continue
@@ -144,9 +147,9 @@ def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pa
             with warnings.catch_warnings():  # "no pair can be significant" on tiny sets: the counts say so
                 warnings.simplefilter("ignore", RuntimeWarning)
                 if pairing["paired"]:
-                    agreement = human_agreement(humans, metric, **options)
+                    agreement = human_agreement(humans, metric, settings)
                 else:
-                    agreement = agreement_of(human_result, compare_unpaired(metric, **options), metric, "ar")
+                    agreement = agreement_of(human_result, compare_unpaired(metric, settings), metric, settings.test)
             summary = {k: v for k, v in agreement.to_dict().items() if k not in ("human", "metric")}
             c["system_agreement"] = {**summary, "paired": pairing["paired"]}
 

@@ -51,7 +51,7 @@ def spearman(xs: Sequence[float], ys: Sequence[float]) -> tuple[float, float] | 
     fewer than 3 such pairs or a constant side."""
     from scipy import stats
 
-    from dialeval.correlation import finite_pairs
+    from dialeval.stats.correlation import finite_pairs
 
     x, y = finite_pairs(xs, ys)
     if len(x) < 3 or x.min() == x.max() or y.min() == y.max():

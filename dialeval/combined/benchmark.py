@@ -26,7 +26,7 @@ from dialeval.core.tables import fmt, fmt_p, format_table as text_table
 
 
 def _spearman(scores: Sequence[float], human: Sequence[float]) -> float:
-    from dialeval.correlation import correlate
+    from dialeval.stats.correlation import correlate
 
     return correlate(scores, human).spearman
 
@@ -76,7 +76,7 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
     """Per set: the held-out combined Spearman, the two single metrics', intervals and Williams' p."""
     from dialeval.combined.model import CombinedModel
     from dialeval.combined.runner import DEFAULT_MODEL, combine, component_scores, resolve_folder
-    from dialeval.correlation import bootstrap_interval, williams_spearman
+    from dialeval.stats.correlation import bootstrap_interval, williams_spearman
     from dialeval.judgments import load_judgments
 
     bundle = CombinedModel.load(resolve_folder(model or DEFAULT_MODEL))

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.correlation import correlate
+from dialeval.stats.correlation import correlate
 from dialeval.core.tables import fmt, format_table
 
 PAPER = "mehri2020_fed"

@@ -38,7 +38,8 @@ from typing import Any, Sequence
 import numpy as np
 
 from dialeval import paper
-from dialeval.correlation import correlate, rowwise
+from dialeval.stats.bootstrap import draw_indices, percentile_interval
+from dialeval.stats.correlation import correlate, rowwise
 from dialeval.grade.data import load_grade
 from dialeval.multiref.runner import run_multiref
 from dialeval.core.tables import fmt, format_table
@@ -158,7 +159,7 @@ def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], respo
 def resampled_avg4(metric: Sequence[float], items: Sequence[Any], indices: dict[str, np.ndarray]) -> np.ndarray:
     """Table 1's average of four (Pearson and Spearman of the two Table-1 dialogue models) for each
     row of resampled positions: ``indices[system]`` is ``(resamples, n_system)`` positions into that
-    system's items (in the set's order); :func:`dialeval.correlation.rowwise`."""
+    system's items (in the set's order); :func:`dialeval.stats.correlation.rowwise`."""
     values = np.asarray(metric, dtype=float)
     human = np.asarray([it.score for it in items], dtype=float)
     parts = []
@@ -174,7 +175,8 @@ def versus_cosine(scores: Sequence[float], cosine: Sequence[float], items: Seque
     """``controls.versus_cosine``: ``delta`` = GRADE's Table-1 average of four minus the untrained
     cosine's, and its paired percentile bootstrap ``interval``: each Table-1 dialogue model's items are
     resampled with replacement (``numpy.random.default_rng(seed).integers``, one
-    ``(n_resamples, n_system)`` draw per system in :data:`TABLE1_SYSTEMS` order), the same positions for
+    ``(n_resamples, n_system)`` draw per system in :data:`TABLE1_SYSTEMS` order:
+    :func:`dialeval.stats.bootstrap.draw_indices` with ``draw="integers"``), the same positions for
     both metrics, and both averages recomputed (:func:`resampled_avg4`); ``share_at_least``: the share
     of resamples in which GRADE's average is at least the cosine's. ``None`` for a set without both
     Table-1 dialogue models."""
@@ -182,11 +184,10 @@ def versus_cosine(scores: Sequence[float], cosine: Sequence[float], items: Seque
     if min(counts.values()) < 3:
         return None
     rng = np.random.default_rng(seed)
-    indices = {s: rng.integers(0, counts[s], size=(n_resamples, counts[s])) for s in TABLE1_SYSTEMS}
+    indices = {s: draw_indices(rng, n_resamples, counts[s], draw="integers") for s in TABLE1_SYSTEMS}
     diffs = resampled_avg4(scores, items, indices) - resampled_avg4(cosine, items, indices)
     diffs = diffs[np.isfinite(diffs)]  # a resample with a constant column has no correlation
-    tail = (1 - confidence) / 2 * 100
-    low, high = np.percentile(diffs, [tail, 100 - tail])
+    low, high = percentile_interval(diffs, confidence, percent=True)
     delta = per_system(scores, items)["mean"]["table1_avg4"] - per_system(cosine, items)["mean"]["table1_avg4"]
     return {"delta": float(delta), "interval": [float(low), float(high)], "confidence": confidence,
             "share_at_least": float(np.mean(diffs >= 0)), "resamples": int(len(diffs)), "seed": seed}

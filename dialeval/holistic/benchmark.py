@@ -14,8 +14,8 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.correlation import correlate_all
-from dialeval.correlation import correlate
+from dialeval.stats.correlation import correlate_all
+from dialeval.stats.correlation import correlate
 from dialeval.core.tables import fmt, fmt_p, format_table
 from dialeval.core.text import tokenize
 
@@ -72,7 +72,7 @@ def holistic(aspect: str, model: str | None = None, nli: str | None = None, cuto
     the published values. Coherence and fluency are reported for both reductions (mean, the paper's
     Eq. 1; sum, the authors' code) from one LM pass unless ``reduction`` names one. ``cutoff`` defaults
     to ``"set"`` (the paper's 5th percentile of the rated set); the raw rows do not depend on it."""
-    from dialeval.correlation import inter_rater
+    from dialeval.stats.correlation import inter_rater
     from dialeval.holistic.data import load_holistic
     from dialeval.core.options import check_choice
     from dialeval.holistic.runner import consistency_scorer, likelihood_scorer

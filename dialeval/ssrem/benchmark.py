@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from dialeval import paper
-from dialeval.correlation import correlate_all
+from dialeval.stats.correlation import correlate_all
 from dialeval.data import JudgmentItem
 from dialeval.grade.data import load_grade
 from dialeval.multiref.data import load_multiref_mturk

@@ -61,6 +61,7 @@ from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_reference_lists, check_texts, tokenize
 from dialeval.ssrem.scales import SCALES
+from dialeval.stats.bootstrap import bootstrap_ci, mean_boot, mean_ci  # noqa: F401  (moved there; kept here for one release)
 
 NEGATIVE_TYPES = ("SC", "SP", "SS", "RN")
 NEGATIVE_NAMES = {"SC": "same conversation", "SP": "same partner", "SS": "same speaker", "RN": "random"}
@@ -621,40 +622,9 @@ def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
 # --------------------------------------------------------------------------- held-out evaluation
 
 
-def mean_ci(values: Sequence[float]) -> dict[str, float]:
-    """Mean with the half-width of its normal 95 % confidence interval ``1.96 s / sqrt(n)``."""
-    n = len(values)
-    if n == 0:
-        return {"mean": float("nan"), "ci95": float("nan"), "n": 0}
-    mean = float(np.mean(values))
-    sd = float(np.std(values, ddof=1)) if n > 1 else float("nan")
-    return {"mean": mean, "ci95": 1.96 * sd / math.sqrt(n) if n > 1 else float("nan"), "n": n}
-
-
 def cosine_rows(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     denom = np.linalg.norm(a, axis=1) * np.linalg.norm(b, axis=1)
     return np.where(denom > _EPS, (a * b).sum(1) / np.maximum(denom, _EPS), 0.0)
-
-
-def bootstrap_ci(values: Sequence[float], resamples: int = 1000, seed: int = 0) -> tuple[float, float]:
-    """Percentile bootstrap 95 % interval of the mean (``resamples`` resamples, seeded)."""
-    x = np.asarray(values, dtype=np.float64)
-    if len(x) < 2:
-        return float("nan"), float("nan")
-    rng = np.random.default_rng(seed)
-    means = np.empty(resamples)
-    for start in range(0, resamples, 100):  # bounded memory on large splits
-        k = min(100, resamples - start)
-        means[start : start + k] = x[rng.integers(0, len(x), size=(k, len(x)))].mean(1)
-    low, high = np.percentile(means, [2.5, 97.5])
-    return float(low), float(high)
-
-
-def mean_boot(values: Sequence[float], seed: int = 0) -> dict[str, float]:
-    """:func:`mean_ci` plus the bootstrap interval ``low`` / ``high`` (:func:`bootstrap_ci`)."""
-    out = mean_ci(values)
-    out["low"], out["high"] = bootstrap_ci(values, seed=seed) if len(values) > 1 else (float("nan"), float("nan"))
-    return out
 
 
 def heldout_draws(conversations: Sequence[Sequence[Turn]], split: str = "test", limit: int | None = None,
