@@ -29,6 +29,7 @@ import importlib.util
 import inspect
 import os
 import shutil
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Sequence
@@ -63,6 +64,8 @@ def _build_local_lm() -> None:
             + install_hint("smollm2")
         )
     package_dir = Path(next(iter(spec.submodule_search_locations)))
+    print(f"dialeval: building {LOCAL_LM} once from {LOCAL_LM_GGUF} into {models_dir() / LOCAL_LM} (~30 s)",
+          file=sys.stderr)
     gguf_model = AutoModelForCausalLM.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
     tokenizer = AutoTokenizer.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
     # A GGUF-loaded model refuses save_pretrained; copy its (dequantised) weights into a plain one.
@@ -159,6 +162,12 @@ def model_window(model: Any) -> int:
     raise ValueError(f"cannot read the context window from {type(config).__name__}; pass max_length")
 
 
+def _cache_of(output: Any) -> Any:
+    """The key/value cache of a forward output: ``cache`` in transformers 5.2x, ``past_key_values`` before."""
+    cache = getattr(output, "cache", None)
+    return cache if cache is not None else output.past_key_values
+
+
 def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     """Log-softmax over the vocabulary in float32, or float64 for a float64 model."""
     return torch.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
@@ -200,7 +209,10 @@ class LMScorer:
         self.share_prefix = share_prefix
         self.pack_tokens = pack_tokens
         base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a PEFT wrapper
-        self._keeps_logits = "logits_to_keep" in inspect.signature(base.forward).parameters
+        parameters = inspect.signature(base.forward).parameters
+        self._keeps_logits = "logits_to_keep" in parameters
+        # transformers 5.2x names the key/value cache ``cache`` (``past_key_values`` warns there)
+        self._cache_keyword = "cache" if "cache" in parameters else "past_key_values"
 
     # -- public API ---------------------------------------------------------------------------
 
@@ -240,7 +252,7 @@ class LMScorer:
         if self.share_prefix:
             keep = {} if prefix_logprob or not self._keeps_logits else {"logits_to_keep": 1}
             out = self.model(input_ids=self._tensor([prefix]), use_cache=True, **keep)
-            if self._can_share(out.past_key_values):
+            if self._can_share(_cache_of(out)):
                 return self._shared_prefix(prefix, conts, out, prefix_logprob)
             self.share_prefix = False
         scored = self._batch_logprobs([prefix + c for c in conts], [len(prefix)] * len(conts))
@@ -249,8 +261,8 @@ class LMScorer:
     def _shared_prefix(
         self, prefix: list[int], conts: list[list[int]], out: Any, prefix_logprob: bool
     ) -> tuple[LogProb | None, list[LogProb]]:
-        """Continuations packed against the prefix cache ``out.past_key_values`` (see ``_packed_logprobs``)."""
-        kv = [(layer.keys, layer.values) for layer in out.past_key_values.layers]
+        """Continuations packed against the prefix cache of ``out`` (see ``_packed_logprobs``)."""
+        kv = [(layer.keys, layer.values) for layer in _cache_of(out).layers]
         logprobs = _log_softmax(out.logits[0])  # (P, V), or (1, V) with logits_to_keep=1
         prefix_lp: LogProb | None = None
         if prefix_logprob:
@@ -383,7 +395,7 @@ class LMScorer:
             input_ids=ids[None],
             attention_mask=mask[None, None],
             position_ids=(n_prefix + offset)[None],
-            past_key_values=DynamicCache(kv),  # fresh: the forward call appends to it
+            **{self._cache_keyword: DynamicCache(kv)},  # fresh: the forward call appends to it
             use_cache=True,
         ).logits[0]
         following = _log_softmax(logits[:-1]).gather(-1, ids[1:, None])[:, 0]  # log P(ids[i] | ..., ids[i-1])
