@@ -281,7 +281,8 @@ def test_empty_generation_is_scored_as_eos(tiny):
         logp = torch.log_softmax(model(ids).logits[0, :-1], dim=-1).gather(-1, ids[0, 1:, None])
     n = len(tokenizer.encode(" " + followup, add_special_tokens=False))
     scorer = FEDScorer(tiny, qualities=["inquisitive"])
-    contexts = scorer._score_contexts(0, CONVERSATIONS[3], {"full": [followup]}, prefix_logprob=False)
+    # the public path flags an empty reply and skips the model; the text it would read is still this one
+    (contexts,) = scorer._score_contexts([CONVERSATIONS[3]], [[]], {"full": [followup]}, prefix_logprob=False)
     assert contexts["full"].followups[followup] == (pytest.approx(logp[-n:].sum().item(), abs=1e-4), n)
 
 
@@ -333,24 +334,19 @@ def test_runner_and_benchmark_default_to_the_conditional_variant(tiny_saved, mon
 @pytest.mark.parametrize("mode", MODES)
 def test_an_empty_generation_gets_the_worst_value_or_none(tiny, mode):
     """Degenerate-response policy: the qualities with no positive follow-up (bounded below by 0)
-    get 0; the unbounded ones, and so the overall means, get NaN (never rewarded, left out of the
-    means); the flag says why. The other items keep their values."""
-    import math
-
-    from dialeval.fed.scales import scales
+    get 0; the unbounded ones and the overall means get the floor -1000 (never rewarded, and counted
+    in the means: NaN, left out, let empty replies raise a system's mean); the flag says why. The
+    other items keep their values."""
+    from dialeval.fed.scales import FLOOR, scales
 
     result = FEDScorer(tiny, mode=mode, batch_size=8).score(CONVERSATIONS, level="both")
     assert result["flags"] == [[], [], [], ["empty"]]
     described = scales()
     for name in (n[: -len("_scores")] for n in result if n.endswith("_scores")):
         value = result[f"{name}_scores"][3]
-        if described[name].low == 0.0:
-            assert value == 0.0, name
-        else:
-            assert math.isnan(value), name
-        assert not math.isnan(result[f"{name}_scores"][0]), name
-    assert result["turn_overall"] == pytest.approx(sum(result["turn_overall_scores"][:3]) / 3)
-
+        assert value == (0.0 if described[name].low == 0.0 else FLOOR), name
+        assert FLOOR < result[f"{name}_scores"][0], name
+    assert result["turn_overall"] == pytest.approx((sum(result["turn_overall_scores"][:3]) + FLOOR) / 4)
 
 
 def test_an_empty_quality_selection_is_refused_by_the_module_too(tiny, tmp_path):

