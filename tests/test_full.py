@@ -283,3 +283,6 @@ def test_module_example_with_the_default_model():
     assert results["flags"] == [[]]
     assert results["full_scores"][0] > 1.0  # a mean perplexity
     assert "|model:dialeval/smollm2-dialogue@" in results["signature"]
+    # an empty or repeated response is never rewarded (docs/inputs.md)
+    degenerate = full.compute(contexts=[["Do you like reading books?"]] * 2, responses=["", " ".join(["I like it."] * 50)])
+    assert degenerate["flags"] == [["empty"], ["repetitive"]] and degenerate["full_scores"] == [0.0, 0.0]
