@@ -250,7 +250,11 @@ def test_evaluate_module_turn_and_dialog(gpt2, tmp_path):
 
 def test_default_model_falls_back_at_once_offline(monkeypatch):
     from dialeval.full.runner import default_full_model
-    from dialeval.full.spec import fallback_note
+    from dialeval.full.scorer import DEFAULT_MODEL
+    from dialeval.full.spec import PAPER_MODEL
+
+    fallback_note = registry.spec("full").example_note
+    assert PAPER_MODEL == DEFAULT_MODEL
 
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     started = time.monotonic()

@@ -41,6 +41,7 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.bases import install_hint
+from dialeval.core.options import check_device, default_device
 from dialeval.models import models_dir, resolve_model
 
 LOCAL_LM = "smollm2-135m-instruct"
@@ -484,3 +485,18 @@ class LMScorer:
             for row, i in enumerate(batch):
                 results[i] = (sums[row], len(seqs[i]) - starts[i])
         return results  # type: ignore[return-value]
+
+
+def lm_scorer(
+    model: str | os.PathLike | tuple[Any, Any], device: str | None = None, dtype: torch.dtype | None = None,
+    encoder_decoder: bool = False, **options: Any,
+) -> tuple[LMScorer, str]:
+    """An :class:`LMScorer` over ``model`` and the name result signatures report
+    (:func:`causal_lm_and_name`). A name/path loads on ``device``, or with ``device=None`` on CUDA when
+    available, else CPU; a loaded ``(model, tokenizer)`` pair stays on its device unless ``device`` is
+    given (checked: ``"cuda"`` without CUDA is a ``ValueError``). ``options`` (``batch_size``,
+    ``max_length``, ``share_prefix``, ...) go to :class:`LMScorer`."""
+    device = check_device(device)
+    load_on = device if device is not None or isinstance(model, tuple) else default_device()
+    lm, tokenizer, name = causal_lm_and_name(model, load_on, dtype, encoder_decoder=encoder_decoder)
+    return LMScorer(lm, tokenizer, device=device, dtype=dtype, **options), name

@@ -56,8 +56,8 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.degenerate import apply_policy, response_flags
-from dialeval.core.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text, is_encoder_decoder
-from dialeval.core.options import check_choice, check_device, check_number, default_device
+from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
+from dialeval.core.options import check_choice, check_number
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_texts
 from dialeval.full.scales import scales as full_scales
@@ -194,13 +194,10 @@ class FULLScorer:
         self.variant = check_choice("variant", variant, VARIANTS)
         self.lookback = int(check_number("lookback", lookback, minimum=1, integer=True))
         check_number("batch_size", batch_size, minimum=1, integer=True)
-        device = check_device(device)
-        load_on = device if device is not None or isinstance(model, tuple) else default_device()
-        lm, tokenizer, self.model_name = causal_lm_and_name(model, load_on, dtype, encoder_decoder=True)
-        self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length,
-                               dtype=dtype, share_prefix=share_prefix)
-        self.tokenizer = tokenizer
-        self.seq2seq = is_encoder_decoder(lm)
+        self.scorer, self.model_name = lm_scorer(model, device, dtype, encoder_decoder=True, batch_size=batch_size,
+                                                 max_length=max_length, share_prefix=share_prefix)
+        tokenizer = self.tokenizer = self.scorer.tokenizer
+        self.seq2seq = is_encoder_decoder(self.scorer.model)
         self.eos = tokenizer.eos_token
         if not self.eos:
             raise ValueError("the tokenizer has no eos_token; FULL needs one to start and separate the text")
