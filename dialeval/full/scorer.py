@@ -31,6 +31,8 @@ Variants (``variant``, named in the signature; higher = better in all; :data:`VA
   ``1/|F| * sum_f -log P(f | c)`` (not length-normalised, no exp).
 * ``"dialogue"`` -- ``"five"`` on the text a dialogue LM such as DialoGPT (and the bundled stand-in)
   reads, FED's ``eos + " " + (" " + eos + " ").join(turns)`` (:func:`dialeval.core.lm.conversation_text`).
+* ``"dialogue-loglik"`` -- ``"loglik"`` on that text (added after the first FED-data run showed
+  each of the two changes helping the stand-in on its own; benchmarks/results/full-fed-*).
 
 A decoder-only model (the offline stand-in) reads ``c`` and ``f`` as one sequence: for the ``"\\t"``
 text ``[eos] + ids(c) + ids("\\t") + ids(f)``, for the ``eos`` text ``ids(c) + ids(" " + eos) +
@@ -96,6 +98,7 @@ VARIANTS: dict[str, Variant] = {
     "five": Variant(FOLLOWUPS, "perplexity", "tab"),
     "loglik": Variant(FOLLOWUPS, "loglik", "tab"),
     "dialogue": Variant(FOLLOWUPS, "perplexity", "eos"),
+    "dialogue-loglik": Variant(FOLLOWUPS, "loglik", "eos"),
 }
 DEFAULT_VARIANT = "paper"
 

@@ -42,7 +42,8 @@ Args:
         conversation, context + [response]).
     variant (str): "paper" (default: the released rule, mean perplexity of the 4 released
         follow-ups, turns joined by a tab), "five" (the 5 intended follow-ups), "loglik" (mean
-        negative log-likelihood of the 5) or "dialogue" ("five" on FED's eos-separated text).
+        negative log-likelihood of the 5), "dialogue" ("five" on FED's eos-separated text) or
+        "dialogue-loglik" ("loglik" on that text).
     lookback (int): the number of turns read, default 50.
     model (str, optional): facebook/blenderbot-400M-distill when it can be had, else the bundled
         dialeval/smollm2-dialogue; any causal or encoder-decoder LM, a local path or Hub id.
