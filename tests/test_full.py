@@ -282,6 +282,8 @@ def test_benchmarks_on_fed_sets_are_routed_to_full():
     assert registry.benchmarks()["fed-turn"][0] == "fed"  # the set's owner keeps the name
     assert registry.benchmark_of("full", "fed-dialog").module == "dialeval.full.benchmark"
     assert registry.benchmark_of("full", "grade-convai2") is None
+    (job,) = registry.spec("full").grid_jobs
+    assert job.options_on("fed-dialog", [])["level"] == "dialog" and job.options_on("fed-turn", [])["level"] == "turn"
     overall = {"spearman": 0.4, "spearman_p": 0.001, "pearson": 0.3, "kendall": 0.25, "n": 375}
     table = format_full({
         "dataset": "fed-turn", "n": 375, "model": "m", "paper": {"source": "De Bruyn et al.", "spearman": 0.506},

@@ -10,4 +10,4 @@ def scales() -> dict[str, Scale]:
     negative follow-ups, by variant; 0 bounds both, and is what a degenerate response gets."""
     return {"full": raw(
         "FULL: how unlikely the negative follow-ups (\"You're really boring.\", ...) are after the "
-        "conversation, as their mean perplexity (variant loglik: mean negative log-likelihood)", low=0.0)}
+        "conversation, as their mean perplexity (the loglik variants: their mean negative log-likelihood)", low=0.0)}
