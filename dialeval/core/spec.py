@@ -58,6 +58,29 @@ class Job:
         return self.options_for(self.options, set_name, items)
 
 
+def dialog_level_on(*dialog_sets: str) -> Callable[[Mapping[str, Any], str, Sequence[dict]], dict[str, Any]]:
+    """A :attr:`Job.options_for` for a metric with a turn and a dialog level: ``level="dialog"`` on
+    the sets named (whole rated conversations), ``level="turn"`` on every other set."""
+
+    def options_for(options: Mapping[str, Any], set_name: str, items: Sequence[dict]) -> dict[str, Any]:
+        return {**options, "level": "dialog" if set_name in dialog_sets else "turn"}
+
+    return options_for
+
+
+def fallback_note(paper_model: str, stand_in: str) -> Callable[[Sequence[str]], str | None]:
+    """A :attr:`MetricSpec.example_note` saying when a metric did not run on its paper's model
+    ``paper_model`` (offline: the bundled ``stand_in``), read from the signatures' ``model:`` field."""
+
+    def note(signatures: Sequence[str]) -> str | None:
+        if any(f"model:{paper_model}" not in s for s in signatures):
+            return (f"the paper's {paper_model} cannot be had here (offline or not cached); scored with the "
+                    f"model named in the signature above (the bundled {stand_in} by default)")
+        return None
+
+    return note
+
+
 @dataclass(frozen=True)
 class Benchmark:
     """A paper-layout benchmark: ``module.compute(*args, **options)`` gives its result and

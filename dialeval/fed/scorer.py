@@ -70,8 +70,8 @@ from typing import Any, Iterable, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.core.lm import LMScorer, LogProb, causal_lm_and_name, conversation_text
-from dialeval.core.options import check_choice, check_device, check_number, default_device
+from dialeval.core.lm import LogProb, conversation_text, lm_scorer
+from dialeval.core.options import check_choice, check_number
 from dialeval.core.degenerate import apply_policy, response_flags
 from dialeval.core.results import make_signature, mean, summarize
 from dialeval.core.text import check_texts
@@ -200,11 +200,8 @@ class FEDScorer:
         self.mode = check_choice("mode", mode, MODES)
         check_number("batch_size", batch_size, minimum=1, integer=True)
         self.qualities = self._select(qualities)
-        device = check_device(device)
-        load_on = device if device is not None or isinstance(model, tuple) else default_device()
-        lm, tokenizer, self.model_name = causal_lm_and_name(model, load_on, dtype)
-        self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length, dtype=dtype)
-        self.tokenizer = tokenizer
+        self.scorer, self.model_name = lm_scorer(model, device, dtype, batch_size=batch_size, max_length=max_length)
+        tokenizer = self.tokenizer = self.scorer.tokenizer
         self.eos = eos_token if eos_token is not None else tokenizer.eos_token
         if not self.eos or len(self._ids(self.eos)) != 1 or self.eos not in tokenizer.all_special_tokens:
             raise ValueError(f"eos_token {self.eos!r} must be one special token of the tokenizer")

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
-
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell
+from dialeval.core.spec import (
+    SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell, dialog_level_on,
+    fallback_note,
+)
 from dialeval.fed import scales
 from dialeval.fed.runner import default_dialogue_model, run_fed
 
 LEVELS = ("turn", "dialog")
 STAND_IN = "dialeval/smollm2-dialogue"
+PAPER_MODEL = "microsoft/DialoGPT-large"  # = dialeval.fed.scorer.DEFAULT_MODEL (importing it would load torch)
 BUILD = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
 
 
@@ -32,21 +34,6 @@ def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
     return ("mehri2020_fed", f"table6_{level}", paper_row(quality), f"{level}_spearman_DialoGPT-762M-ft")
 
 
-def level_of_set(options: Mapping[str, Any], set_name: str, items: Sequence[dict]) -> dict[str, Any]:
-    """FED scores dialog-level qualities on ``fed-dialog`` only, turn-level ones elsewhere."""
-    return {**options, "level": "dialog" if set_name == "fed-dialog" else "turn"}
-
-
-def fallback_note(signatures: Sequence[str]) -> str | None:
-    """Say when FED did not run on the paper's DialoGPT-large (offline: the bundled dialogue adapter)."""
-    from dialeval.fed.scorer import DEFAULT_MODEL
-
-    if any(f"model:{DEFAULT_MODEL}" not in s for s in signatures):
-        return (f"the paper's {DEFAULT_MODEL} cannot be had here (offline or not cached); scored with the "
-                f"model named in the signature above (the bundled {STAND_IN} by default)")
-    return None
-
-
 SPEC = MetricSpec(
     name="fed",
     summary="18 dialogue qualities from the likelihood of follow-up utterances (Mehri & Eskenazi 2020)",
@@ -59,12 +46,13 @@ SPEC = MetricSpec(
     judgment_sets={f"fed-{level}": _judgments(level) for level in LEVELS},
     published=published,
     benchmarks={f"fed-{level}": Benchmark("dialeval.fed.benchmark", "fed", "format_fed", (level,)) for level in LEVELS},
-    grid_jobs=(Job("fed", "fed", {}, ("turn_overall", "dialog_overall"), options_for=level_of_set),),
+    # FED scores dialog-level qualities on fed-dialog only, turn-level ones elsewhere
+    grid_jobs=(Job("fed", "fed", {}, ("turn_overall", "dialog_overall"), options_for=dialog_level_on("fed-dialog")),),
     # The paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with humans
     # than the authors' whole-string loss (metrics/fed/README.md).
     example_jobs=({"mode": "conditional"},),
     headline=("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
-    example_note=fallback_note,
+    example_note=fallback_note(PAPER_MODEL, STAND_IN),  # DialoGPT-large unreachable: the bundled adapter
     cards={"smollm2-dialogue": CardSpec(
         title="SmolLM2-135M-Instruct, LoRA-tuned on whole DailyDialog + chit-chat conversations",
         summary=(

@@ -1,0 +1,45 @@
+"""How FULL scores generic items (``context``, ``response``) and which model it loads by default.
+"""
+
+from __future__ import annotations
+
+import functools
+from typing import Sequence
+
+from dialeval.core.results import ItemScores, split_result
+from dialeval.models import preferred_model
+
+# The bundled offline stand-in (hub/smollm2-dialogue), its local build, and the un-tuned base.
+STAND_INS = ("dialeval/smollm2-dialogue", "smollm2-dialogue")
+
+
+def default_full_model() -> str:
+    """The paper's ``facebook/blenderbot-400M-distill`` if it can be had now (a local or cached copy,
+    or a reachable Hub; offline this is decided at once), else the bundled dialogue adapter
+    ``dialeval/smollm2-dialogue``, a ``smollm2-dialogue`` under ``$DIALEVAL_MODELS``, or the
+    un-tuned SmolLM2-135M-Instruct, as FED falls back from DialoGPT-large; the signature names it."""
+    from dialeval.core.lm import LOCAL_LM
+    from dialeval.full.scorer import DEFAULT_MODEL
+
+    return preferred_model(DEFAULT_MODEL, *STAND_INS, LOCAL_LM)
+
+
+@functools.lru_cache(maxsize=2)
+def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int):
+    """One loaded FULL model per (model, batch_size, device, lookback); the variant is chosen per call."""
+    from dialeval.full.scorer import FULLScorer
+
+    return FULLScorer(model or default_full_model(), device=device, batch_size=batch_size, lookback=lookback)
+
+
+def run_full(
+    items: Sequence[dict], model: str | None = None, variant: str | None = None, level: str = "turn",
+    lookback: int = 50, batch_size: int = 32, device: str | None = None, progress: bool = False,
+) -> ItemScores:
+    """FULL of each item: at turn level its ``response`` after its ``context``, at dialog level the
+    conversation ``context + [response]``, in ``variant`` (default
+    :data:`dialeval.full.scorer.DEFAULT_VARIANT`; the signature names it)."""
+    scorer = full_scorer(model, batch_size, device, lookback)
+    result = scorer.score([it["context"] for it in items], [it["response"] for it in items], level=level,
+                          variant=variant, progress=progress)
+    return split_result(result)

@@ -1,0 +1,41 @@
+"""FULL (De Bruyn et al. 2022) declared once for the registry (:mod:`dialeval.core.spec`)."""
+
+from __future__ import annotations
+
+from dialeval.core.spec import (
+    SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, dialog_level_on, fallback_note,
+)
+from dialeval.full import scales
+from dialeval.full.runner import STAND_INS, default_full_model, run_full
+
+LEVELS = ("turn", "dialog")
+PAPER_MODEL = "facebook/blenderbot-400M-distill"
+# Not in paper_tables.json: De Bruyn et al. 2022 (COLING), Spearman of FULL (BlenderBot-400M-distill,
+# the 4 released follow-ups) with the FED data's overall rating; the authors' notebook reproduces
+# the turn-level value (0.5057).
+PAPER_SOURCE = ("De Bruyn, Lotfi, Buhmann & Daelemans 2022, COLING (arXiv 2209.05185), Spearman of FULL with "
+                "BlenderBot-400M-distill on the FED overall ratings (375 turns / 125 dialogs)")
+PUBLISHED = {"fed-turn": 0.506, "fed-dialog": 0.695}
+BUILD = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
+
+
+SPEC = MetricSpec(
+    name="full",
+    summary="dialogue quality from the likelihood of negative follow-ups (De Bruyn et al. 2022)",
+    runner=run_full,
+    scales=scales.scales,
+    bundled=("smollm2-dialogue",),
+    default_models=lambda: {"model": default_full_model()},
+    build_hints={PAPER_MODEL: BUILD},
+    hub_alternatives={PAPER_MODEL: STAND_INS[0]},
+    benchmarks={f"fed-{level}": Benchmark("dialeval.full.benchmark", "full", "format_full", (level,))
+                for level in LEVELS},
+    # whole conversations on FED's dialog-level set, a response after its context elsewhere
+    grid_jobs=(Job("full", "full", {}, ("full",), options_for=dialog_level_on("fed-dialog")),),
+    headline=("full",),
+    example_note=fallback_note(PAPER_MODEL, STAND_INS[0]),
+    samples={"smollm2-dialogue": (EvaluateSample(
+        "full", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
+        "model", "full_scores"),)},
+    demo=(DemoChoice("full (likelihood of negative follow-ups)", {}, refers_to=(("", "response"),)),),
+)
