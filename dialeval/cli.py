@@ -367,6 +367,18 @@ def cmd_install_bases(args: argparse.Namespace) -> int:
     return 0
 
 
+def _outputs_checked(run: Any) -> Any:
+    """A metric's sub-command (holistic's ``augment``) with its ``--output`` checked as every
+    command's is, before any work: a regular file or a new path, never its ``--input``."""
+    def checked(args: argparse.Namespace) -> int:
+        if getattr(args, "output", None):
+            inputs = [args.input] if getattr(args, "input", None) else []
+            check_output_path(args.output, inputs)
+        return run(args)
+
+    return checked
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dialeval", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -452,7 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
         for command in spec.commands:
             p = sub.add_parser(command.name, help=command.help)
             command.add_arguments(p)
-            p.set_defaults(func=command.run)
+            p.set_defaults(func=_outputs_checked(command.run))
 
     from dialeval import publish
     p = sub.add_parser("publish", help="validate (--dry-run) and upload a hub/<name> folder to the Hub")

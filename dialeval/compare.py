@@ -62,6 +62,7 @@ import numpy as np
 from dialeval import registry
 from dialeval.core.degenerate import flag_counts
 from dialeval.data import JudgmentItem, read_numbered_jsonl
+from dialeval.resume import meta_path
 from dialeval.registry import scale_dict
 from dialeval.stats import paired
 from dialeval.stats.bootstrap import mean_interval
@@ -71,7 +72,6 @@ from dialeval.stats.systems import pair_items, system_agreement  # noqa: F401  (
 from dialeval.stats.unpaired import compare_unpaired, unpaired_agreement  # noqa: F401  (kept here for one release)
 
 JOINS = ("auto", "id", "line")
-META_SUFFIX = ".meta.json"  # = dialeval.cli.META_SUFFIX (the CLI sits above this module)
 HUMAN = "human responses"
 
 
@@ -136,7 +136,7 @@ def _read_file(path: str) -> tuple[str, list[tuple[int, dict]], Optional[dict]]:
             raise ValueError(f"{path}:{line}: expected a JSON object, got {type(row).__name__}")
     scored = ["scores" in row and "response" not in row for _, row in rows]
     if all(scored):
-        meta = Path(str(path) + META_SUFFIX)
+        meta = meta_path(Path(path))
         if not meta.is_file():
             raise ValueError(f"{path}: looks like a dialeval score output but has no {meta.name} saying which "
                              "metric scored it")

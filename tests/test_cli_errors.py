@@ -151,3 +151,15 @@ def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr("dialeval.cli.write_meta", read_only)
     assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"
+
+
+def test_a_metric_subcommand_checks_its_output_like_every_command(tmp_path, capsys):
+    """holistic's ``augment`` refuses its own input, a device and a folder as ``--output`` before any work."""
+    from dialeval.cli import main
+
+    src = tmp_path / "queries.jsonl"
+    src.write_text(json.dumps({"context": ["Do you like books?"]}) + "\n", encoding="utf-8")
+    for output, message in ((src, "input"), ("/dev/full", "regular file"), (tmp_path, "directory")):
+        assert main(["augment", "--method", "ws", "--input", str(src), "--output", str(output)]) == 2
+        assert message in capsys.readouterr().err
+    assert src.read_text(encoding="utf-8").count("\n") == 1  # the input is untouched
