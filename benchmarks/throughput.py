@@ -31,6 +31,7 @@ import platform
 import random
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any, Callable
 
@@ -39,6 +40,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
 from dialeval.corpora import dailydialog  # noqa: E402
 from dialeval.runners import get_runner  # noqa: E402
 
@@ -104,8 +106,10 @@ def owner_of(table: torch.nn.Embedding) -> torch.nn.Module | None:
 
     from transformers import PreTrainedModel
 
-    owners = [o for o in gc.get_objects() if isinstance(o, PreTrainedModel)
-              and any(m is table for m in o.modules())]
+    with warnings.catch_warnings():  # isinstance on every live object touches deprecated torch aliases
+        warnings.simplefilter("ignore")
+        owners = [o for o in gc.get_objects() if isinstance(o, PreTrainedModel)
+                  and any(m is table for m in o.modules())]
     return max(owners, key=lambda m: sum(1 for _ in m.modules()), default=None)
 
 
