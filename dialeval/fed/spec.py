@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell
+from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, Behaviour, OVERALL_KINDS, MEANING_CONTROLS, PaperCell
 from dialeval.fed import scales
 from dialeval.fed.runner import default_dialogue_model, run_fed
 
@@ -91,4 +91,7 @@ SPEC = MetricSpec(
         "model", "turn_overall_scores"),)},
     demo=(DemoChoice("fed (18 qualities from follow-up likelihoods)", {"level": "both"},
                      refers_to=(("turn_", "response"), ("dialog_", "whole conversation"))),),
+    behaviour=Behaviour(
+        {"turn_overall": OVERALL_KINDS}, {"turn_overall": MEANING_CONTROLS},
+        note="the turn-level overall impression (Eq. 1 over the turn qualities) of the reply after its context"),
 )
