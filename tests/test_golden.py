@@ -22,7 +22,7 @@ from dialeval.cli import main
 GOLDEN = Path(__file__).resolve().parent / "golden"
 RELATIVE, ABSOLUTE = 1e-4, 2e-5
 HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare",
-                 "install-bases")
+                 "install-bases", "behaviour")
 
 
 def cli_json(capsys, *argv: str) -> dict:

@@ -2,7 +2,9 @@
 
 By default ``n`` contexts are drawn from DailyDialog's *test* split (Li et al. 2017; never a
 training split of the bundled models): among the dialogues of at least four turns, ``n`` are drawn
-without replacement (seeded), and in each a reply position ``t`` with ``2 <= t <= len - 2``, so
+in a seeded shuffled order (so the first ``m`` of ``n`` cases are the ``m`` cases of a smaller run, and
+their scores are shared through the score cache), and in each a seeded reply position ``t`` with
+``2 <= t <= len - 2``, so
 that the responder has an earlier turn of its own (``context[-2]``, the ``echo_own`` reply) and the
 dialogue goes on after the reply (``next_turn``, the ``continuation`` control).
 
@@ -45,11 +47,12 @@ def dailydialog_cases(n: int = DEFAULT_N, seed: int = 0, split: str = DEFAULT_SP
     if n > len(eligible):
         raise ValueError(f"n = {n}, but DailyDialog {split} has only {len(eligible)} dialogues of "
                          f">= {MIN_TURNS} turns")
-    rng = random.Random(f"{seed}:contexts")
+    order = list(eligible)
+    random.Random(f"{seed}:contexts").shuffle(order)
     cases = []
-    for index in rng.sample(eligible, n):
+    for index in order[:n]:
         turns = dialogues[index]
-        t = rng.randint(2, len(turns) - 2)
+        t = random.Random(f"{seed}:turn:{index}").randint(2, len(turns) - 2)
         cases.append(Case(tuple(turns[:t]), turns[t], turns[t + 1],
                           f"dailydialog {split} dialogue {index + 1} turn {t + 1}"))
     return cases
