@@ -227,3 +227,32 @@ def test_a_declaration_with_an_unknown_kind_or_control_is_refused():
         Behaviour({"x": ("salad",)}, {"x": ("shout",)})
     with pytest.raises(ValueError, match="not a judged sub-score"):
         Behaviour({"x": ("salad",)}, {"y": ("lowercase",)})
+
+
+# ---------------------------------------------------------------------------------------------- percentiles
+
+def test_percentile_is_the_mid_rank_among_human_replies():
+    from dialeval.behaviour.percentile import percentile
+
+    reference = [1.0, 2.0, 3.0, 4.0]
+    assert percentile(2.5, reference) == 50.0
+    assert percentile(2.0, reference) == 37.5  # one below, one equal
+    assert percentile(0.0, reference) == 0.0 and percentile(9.0, reference) == 100.0
+    assert percentile(1.0, reference, higher_is_better=False) == 87.5  # three worse (higher), one equal
+    assert percentile(math.nan, reference) is None
+    with pytest.raises(ValueError, match="empty"):
+        percentile(1.0, [])
+
+
+def test_human_percentiles_read_the_suites_real_replies_through_the_cache(fake):
+    from dialeval.behaviour.percentile import human_percentiles, human_reference
+
+    reference = human_reference("fake", "length", n=4)
+    cases = dailydialog_cases(4)
+    assert reference == sorted(float(len(kinds.words(c.reply))) for c in cases)
+    calls = sum(CALLS)
+    found = human_percentiles("fake", "length", [0.0, reference[0], 1000.0], n=4)
+    assert sum(CALLS) == calls  # the reference came from the cache
+    assert found == [0.0, 100.0 * reference.count(reference[0]) / 2 / 4, 100.0]  # the lowest: half its ties
+    with pytest.raises(ValueError, match="gives no"):
+        human_reference("fake", "nothing", n=4)

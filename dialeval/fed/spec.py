@@ -92,6 +92,6 @@ SPEC = MetricSpec(
     demo=(DemoChoice("fed (18 qualities from follow-up likelihoods)", {"level": "both"},
                      refers_to=(("turn_", "response"), ("dialog_", "whole conversation"))),),
     behaviour=Behaviour(
-        {"turn_overall": OVERALL_KINDS}, {"turn_overall": MEANING_CONTROLS},
+        {"turn_overall": OVERALL_KINDS}, {"turn_overall": MEANING_CONTROLS}, options={"level": "turn"},
         note="the turn-level overall impression (Eq. 1 over the turn qualities) of the reply after its context"),
 )
