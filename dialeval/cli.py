@@ -366,6 +366,14 @@ def cmd_install_bases(args: argparse.Namespace) -> int:
     return 0
 
 
+def add_report_arguments(p: argparse.ArgumentParser) -> None:
+    """``--refresh``, ``--json``, ``--save`` and ``--markdown``, as ``compare`` and ``behaviour`` take them."""
+    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
+    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
+    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
+    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dialeval", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -433,10 +441,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", choices=TESTS, default="ar", help="the test that decides significance and ranks")
     p.add_argument("--no-human", action="store_true",
                    help="do not score the references as a human pseudo-system shown beside the systems")
-    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
-    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
-    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
-    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+    add_report_arguments(p)
     p.add_argument("--plot", metavar="FILE.png", help="plot each system's mean and interval per sub-score")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
     p.set_defaults(func=cmd_compare)
@@ -449,10 +454,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--n", type=int, help="how many contexts (default: 200 from DailyDialog; all lines of --dataset)")
     p.add_argument("--seed", type=int, default=0, help="seeds the contexts and the built replies")
     p.add_argument("--option", action="append", default=[], metavar="[METRIC:]KEY=VALUE", help="metric option")
-    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
-    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
-    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
-    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+    add_report_arguments(p)
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(func=cmd_behaviour)
 
