@@ -193,6 +193,9 @@ def test_the_command_line(fake, capsys):
     bad.write_text('{"context": ["Hi"], "response": "Hello"}\n', encoding="utf-8")
     assert main(["behaviour", "--metric", "fake", "--dataset", str(bad), "--quiet"]) == 2
     assert "at least 2" in capsys.readouterr().err
+    calls = sum(CALLS)
+    assert main(["behaviour", "--metric", "fake", "--dataset", str(data), "--quiet", "--markdown", str(fake)]) == 2
+    assert "is a directory" in capsys.readouterr().err and sum(CALLS) == calls  # checked before any scoring
 
 
 def test_read_cases_and_load_cases(tmp_path):
