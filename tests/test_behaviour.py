@@ -259,3 +259,12 @@ def test_human_percentiles_read_the_suites_real_replies_through_the_cache(fake):
     assert found == [0.0, 100.0 * reference.count(reference[0]) / 2 / 4, 100.0]  # the lowest: half its ties
     with pytest.raises(ValueError, match="gives no"):
         human_reference("fake", "nothing", n=4)
+
+
+def test_the_registry_offers_a_seeded_close_paraphraser():
+    paraphrase = registry.paraphraser()
+    assert paraphrase is not None  # holistic's WordNet substitution
+    text = "They want the government to reduce the price of the gasoline ."
+    found = paraphrase(text, 0)
+    assert found == paraphrase(text, 0) and found != text and "_" not in found
+    assert len(found.split()) >= len(text.split())  # words replaced, none dropped
