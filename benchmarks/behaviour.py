@@ -24,14 +24,15 @@ def main() -> None:
     parser.add_argument("runs", nargs="+", metavar="METRIC=N")
     parser.add_argument("--output", type=Path, default=RESULTS / "behaviour")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--note", default="", help="a paragraph on how the file was made (N per metric, cost)")
     args = parser.parse_args()
     results = []
     for run in args.runs:
         metric, _, n = run.partition("=")
         results.append(behaviour(metric, n=int(n) if n else None, seed=args.seed))
         args.output.with_suffix(".json").write_text(to_json(results) + "\n", encoding="utf-8")
-        args.output.with_suffix(".md").write_text(markdown(results), encoding="utf-8")
-    print(markdown(results))
+        args.output.with_suffix(".md").write_text(markdown(results, note=args.note), encoding="utf-8")
+    print(markdown(results, note=args.note))
 
 
 if __name__ == "__main__":

@@ -78,14 +78,14 @@ def detail(result: MetricResult) -> str:
     return "\n".join(lines)
 
 
-def markdown(results: Sequence[MetricResult], title: str = "Behavioural suite") -> str:
-    """The whole report: the bar, the summary table, each metric's details."""
+def markdown(results: Sequence[MetricResult], title: str = "Behavioural suite", note: str = "") -> str:
+    """The whole report: the bar, ``note`` (how it was run), the summary table, each metric's details."""
     failing = [r.metric for r in results if not r.passed]
     head = [f"# {title}", "",
             "Share of contexts where the real reply scores strictly better than each kind of reply "
             f"(CheckList, Ribeiro et al. 2020; Sai et al. 2020). A declared kind passes at a share >= {BAR:.2f}; "
             f"a declared control passes when it moves the score by at most {CONTROL_BAR} standard deviations "
-            "of the real replies' scores. `-`: not built or not scored.", "",
+            "of the real replies' scores. `-`: not built or not scored.", "", *([note, ""] if note else []),
             summary_table(results), "",
             f"Failing: {', '.join(failing) if failing else 'none'}.", ""]
     return "\n".join(head + [detail(r) for r in results])
