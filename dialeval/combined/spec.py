@@ -6,7 +6,9 @@ from typing import Any, Mapping, Sequence
 
 from dialeval.combined import scales
 from dialeval.combined.runner import run_combined
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, EvaluateSample, Job, MetricSpec, Behaviour, OVERALL_KINDS, MEANING_CONTROLS
+from dialeval.core.spec import (
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, EvaluateSample, Job, MetricSpec,
+)
 
 BUILD = "dialeval benchmark --all && python training/combined.py"
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from typing import Any, Mapping, Sequence
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, Behaviour, OVERALL_KINDS, MEANING_CONTROLS, PaperCell
+from dialeval.core.spec import (
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice,
+    EvaluateSample, Job, MetricSpec, PaperCell,
+)
 from dialeval.fed import scales
 from dialeval.fed.runner import default_dialogue_model, run_fed
 

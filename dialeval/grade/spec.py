@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, Behaviour, RELEVANCE_KINDS, MEANING_CONTROLS, PaperCell
+from dialeval.core.spec import (
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
+    MetricSpec, PaperCell,
+)
 from dialeval.grade import scales
 from dialeval.grade.runner import run_grade
 

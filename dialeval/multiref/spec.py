@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import Benchmark, DemoChoice, Job, MetricSpec, Behaviour, PaperCell
+from dialeval.core.spec import Behaviour, Benchmark, DemoChoice, Job, MetricSpec, PaperCell
 from dialeval.multiref import scales
 from dialeval.multiref.runner import run_multiref
 

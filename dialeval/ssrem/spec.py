@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, Behaviour, RELEVANCE_KINDS, MEANING_CONTROLS
+from dialeval.core.spec import (
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
+    MetricSpec,
+)
 from dialeval.ssrem import scales
 from dialeval.ssrem.runner import run_ssrem
 
