@@ -161,6 +161,14 @@ def test_the_suite_on_a_fake_metric(fake):
     assert "| fake: length | 3 | 0.67 FAIL |" in report and "Failing: fake." in report
 
 
+def test_a_kind_built_for_no_case_is_reported_empty(fake):
+    one_turn = [Case(("Hi!",), "Hello there.", None), Case(("How are you?",), "Fine, thanks.", None)]
+    result = run("fake", one_turn, "one-turn contexts", progress=False)
+    by_kind = {c.kind: c for c in result.scores[0].kinds}
+    assert by_kind["echo_own"].n == 0 and by_kind["echo_own"].share is None
+    assert "| fake: length | 2 |" in markdown([result])
+
+
 def test_a_metric_that_declares_nothing_is_refused_with_its_reason():
     silent = [s for s in registry.specs() if not s.behaviour.must_catch]
     for spec in silent:

@@ -128,12 +128,13 @@ def check_scores(metric: str, scored: Mapping[str, Mapping[str, Sequence[float |
     for score in behaviour.scores:
         higher = registry.describe(metric, score).higher_is_better is not False
         real = [float("nan") if v is None else v for v in scored[REAL][score]]
+        unbuilt = [None] * len(real)  # a reply set with no reply built was not scored
         kind_checks = tuple(
-            check_kind(kind, real, scored[kind][score], higher, kind in behaviour.must_catch[score])
+            check_kind(kind, real, scored[kind].get(score, unbuilt), higher, kind in behaviour.must_catch[score])
             for kind in BEHAVIOUR_KINDS if kind in scored)
         control_checks = tuple(
-            check_control(control, real, scored[control].get(score, [None] * len(real)),
-                                 control in behaviour.controls.get(score, ()), seed)
+            check_control(control, real, scored[control].get(score, unbuilt),
+                          control in behaviour.controls.get(score, ()), seed)
             for control in BEHAVIOUR_CONTROLS if control in scored)
         finite = [v for v in real if v == v]
         results.append(ScoreResult(score, higher, sum(finite) / len(finite) if finite else None,
