@@ -106,6 +106,8 @@ def test_control_change_is_standardized_by_the_real_replies_spread():
     assert found.ci_low == pytest.approx(0.5) and found.ci_high == pytest.approx(0.5)  # every difference 0.5
     far = checks.check_control("continuation", real, [0.0, 0.0, 0.0, 0.0], declared=True)
     assert far.mean_change == pytest.approx(-2.5) and far.passed is False
+    flat = checks.check_control("lowercase", [1.0, 1.0], [2.0, 2.0], declared=True)
+    assert flat.standardized is None and flat.passed is False  # no spread: no scale, and JSON has no inf
 
 
 # ---------------------------------------------------------------------------------------------- fake metric

@@ -121,6 +121,8 @@ def check_control(control: str, real: Sequence[float], changed: Sequence[float |
         pair = compare({"control": c, "real": r}, n_resamples=n_resamples, n_permutations=n_resamples,
                        seed=seed).pair("control", "real")
     spread = float(np.std(r_all[np.isfinite(r_all)], ddof=1))
-    standardized = pair.mean_diff / spread if spread > 0 else (0.0 if pair.mean_diff == 0 else math.inf)
+    # with no spread among the real replies there is no scale: any change fails, none passes
+    standardized = pair.mean_diff / spread if spread > 0 else (0.0 if pair.mean_diff == 0 else None)
     return ControlCheck(control, int(len(r)), pair.mean_diff, pair.diff_ci_low, pair.diff_ci_high,
-                        standardized, declared, (abs(standardized) <= CONTROL_BAR) if declared else None)
+                        standardized, declared,
+                        (standardized is not None and abs(standardized) <= CONTROL_BAR) if declared else None)
