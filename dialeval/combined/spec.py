@@ -6,7 +6,9 @@ from typing import Any, Mapping, Sequence
 
 from dialeval.combined import scales
 from dialeval.combined.runner import run_combined
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, EvaluateSample, Job, MetricSpec
+from dialeval.core.spec import (
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, EvaluateSample, Job, MetricSpec,
+)
 
 BUILD = "dialeval benchmark --all && python training/combined.py"
 
@@ -41,4 +43,8 @@ SPEC = MetricSpec(
         "combined", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
                            "references": [[r] for _, r in reversed(SAMPLE_PAIRS)]},
         "model", "combined_scores"),)},
+    behaviour=Behaviour(
+        {"combined": OVERALL_KINDS}, {"combined": MEANING_CONTROLS},
+        note=("an overall-quality score; the items carry no references, so the reference-based components "
+              "are left out (the real reply as its own reference would win by construction)")),
 )

@@ -38,6 +38,33 @@ SAMPLE_PAIRS: tuple[tuple[str, str], ...] = (
 # (paper key, table id, row, column) of paper_tables.json (dialeval.paper.value)
 PaperCell = tuple[str, str, str, str]
 
+# The behavioural suite's replies (dialeval.behaviour builds them from a context and its real reply).
+# Kinds a metric may have to catch: the real reply should score strictly higher than each.
+BEHAVIOUR_KINDS: tuple[str, ...] = (
+    "echo_last",    # the context's last turn, repeated back
+    "echo_own",     # the responder's own previous turn (the context's turn before the last)
+    "salad",        # the context's words shuffled, as many as the reply has
+    "generic",      # a fixed generic reply ("I don't know.", "Okay.", ...)
+    "other_reply",  # the real reply of another dialogue
+    "empty",        # ""
+    "repeated",     # the real reply said four times
+    "gibberish",    # random letter strings, as many as the reply has words
+    "punctuation",  # a lone punctuation mark ("?", "!", "...", ".")
+)
+# Controls: changes that should barely move the score.
+BEHAVIOUR_CONTROLS: tuple[str, ...] = (
+    "lowercase",     # the reply lower-cased, punctuation removed
+    "paraphrase",    # a close WordNet-substitution paraphrase (MetricSpec.paraphrase)
+    "continuation",  # the reply followed by the dialogue's next turn (a second fluent sentence)
+)
+# What metrics of one purpose declare (Sai et al. 2020's irrelevant responses for context relevance;
+# generic replies also for overall quality; Khalid & Lee 2022's ungrammatical ones for fluency).
+RELEVANCE_KINDS = ("echo_last", "echo_own", "salad", "other_reply")
+OVERALL_KINDS = RELEVANCE_KINDS + ("generic",)
+FLUENCY_KINDS = ("salad", "gibberish", "punctuation")
+MEANING_CONTROLS = ("lowercase", "paraphrase")
+FLUENCY_CONTROLS = ("paraphrase", "continuation")
+
 
 @dataclass(frozen=True)
 class Job:
@@ -156,6 +183,40 @@ class DemoChoice:
 
 
 @dataclass(frozen=True)
+class Behaviour:
+    """What the behavioural suite (:mod:`dialeval.behaviour`; CheckList, Ribeiro et al. 2020) checks
+    of a metric: per judged sub-score, the kinds of reply (:data:`BEHAVIOUR_KINDS`) that the real
+    reply must beat in at least 90 % of contexts, and the controls (:data:`BEHAVIOUR_CONTROLS`) that
+    must barely move the score. ``options`` are the runner's options; ``references``: the items carry
+    the real reply as their one reference (for a runner that needs references; the judged
+    sub-scores must then not read them). A metric with nothing in ``must_catch`` is not run, and
+    ``note`` says why; otherwise ``note`` says why these sub-scores are judged."""
+
+    must_catch: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    controls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    references: bool = False
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        for score, kinds in self.must_catch.items():
+            unknown = sorted(set(kinds) - set(BEHAVIOUR_KINDS))
+            if unknown:
+                raise ValueError(f"must_catch[{score!r}]: unknown kind(s) {unknown}; kinds: {BEHAVIOUR_KINDS}")
+        for score, controls in self.controls.items():
+            unknown = sorted(set(controls) - set(BEHAVIOUR_CONTROLS))
+            if unknown:
+                raise ValueError(f"controls[{score!r}]: unknown control(s) {unknown}; controls: {BEHAVIOUR_CONTROLS}")
+            if score not in self.must_catch:
+                raise ValueError(f"controls[{score!r}]: not a judged sub-score (must_catch: {sorted(self.must_catch)})")
+
+    @property
+    def scores(self) -> tuple[str, ...]:
+        """The judged sub-scores, in declaration order."""
+        return tuple(self.must_catch)
+
+
+@dataclass(frozen=True)
 class MetricSpec:
     """A metric's one declaration (module docstring). Only ``name``, ``summary``, ``runner`` and
     ``scales`` are required; the rest defaults to "none"."""
@@ -190,3 +251,8 @@ class MetricSpec:
     commands: tuple[Command, ...] = ()
     demo: tuple[DemoChoice, ...] = ()
     trainer_default: bool = False  # scored by dialeval.integrations.compute_metrics by default
+    # what the behavioural suite checks (dialeval.behaviour): the replies the metric must catch
+    behaviour: Behaviour = field(default_factory=Behaviour)
+    # a paraphraser the metric brings, paraphrase(text, seed) -> a close paraphrase or None (holistic's
+    # WordNet substitution); the behavioural suite's paraphrase control uses it
+    paraphrase: Callable[[str, int], str | None] | None = None

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dialeval.core.spec import (
-    SAMPLE_PAIRS, Benchmark, CardSpec, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell, dialog_level_on,
-    fallback_note,
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice,
+    EvaluateSample, Job, MetricSpec, PaperCell, dialog_level_on, fallback_note,
 )
 from dialeval.fed import scales
 from dialeval.fed.runner import default_dialogue_model, run_fed
@@ -79,4 +79,7 @@ SPEC = MetricSpec(
         "model", "turn_overall_scores"),)},
     demo=(DemoChoice("fed (18 qualities from follow-up likelihoods)", {"level": "both"},
                      refers_to=(("turn_", "response"), ("dialog_", "whole conversation"))),),
+    behaviour=Behaviour(
+        {"turn_overall": OVERALL_KINDS}, {"turn_overall": MEANING_CONTROLS}, options={"level": "turn"},
+        note="the turn-level overall impression (Eq. 1 over the turn qualities) of the reply after its context"),
 )

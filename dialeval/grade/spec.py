@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell
+from dialeval.core.spec import (
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
+    MetricSpec, PaperCell,
+)
 from dialeval.grade import scales
 from dialeval.grade.runner import run_grade
 
@@ -50,4 +53,7 @@ SPEC = MetricSpec(
         "model", "grade_scores"),)},
     demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
                      refers_to=(("", "response given the context"),), needs=("context",)),),
+    behaviour=Behaviour(
+        {"grade": RELEVANCE_KINDS}, {"grade": MEANING_CONTROLS},
+        note="GRADE rates the response's coherence with its context: a reply that fits no context must score lower"),
 )

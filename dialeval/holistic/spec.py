@@ -5,7 +5,8 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from dialeval.core.spec import (
-    SAMPLE_PAIRS, Benchmark, CardSpec, Command, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell,
+    FLUENCY_CONTROLS, FLUENCY_KINDS, MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark,
+    CardSpec, Command, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell,
 )
 from dialeval.holistic import augment, scales
 from dialeval.holistic.runner import default_holistic_model, default_nli_model, run_holistic
@@ -78,6 +79,14 @@ def without_coherence_if_no_context(options: Mapping[str, Any], set_name: str, i
         return dict(options)
     kept = [a for a in options.get("aspects", []) if a != "coherence"]
     return {**options, "aspects": kept} if kept else dict(options)
+
+
+def close_paraphrase(text: str, seed: int) -> str | None:
+    """A close paraphrase for the behavioural suite's control: WordNet substitution of about a third of
+    the substitutable word types (:func:`dialeval.holistic.augment.ws_paraphrases`, ``rate=0.3``),
+    multi-word lemmas with spaces; ``None`` when no word can change."""
+    found = augment.ws_paraphrases(text, pos="all", k=1, seed=seed, rate=0.3)
+    return found[0].replace("_", " ") if found else None
 
 
 SPEC = MetricSpec(
@@ -165,4 +174,11 @@ SPEC = MetricSpec(
         DemoChoice("holistic consistency (NLI)", {"aspects": ["consistency"]},
                    refers_to=(("", "response vs. its speaker's earlier turns"),)),
     ),
+    behaviour=Behaviour(
+        {"coherence": RELEVANCE_KINDS, "fluency": FLUENCY_KINDS},
+        {"coherence": MEANING_CONTROLS, "fluency": FLUENCY_CONTROLS},
+        options={"aspects": ["coherence", "fluency"]},
+        note=("coherence rates the reply given its context, fluency the reply alone; consistency (NLI against "
+              "the responder's earlier turns) and diversity (a group's entropy) are not judged")),
+    paraphrase=close_paraphrase,
 )

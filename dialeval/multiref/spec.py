@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import Benchmark, DemoChoice, Job, MetricSpec, PaperCell
+from dialeval.core.spec import Behaviour, Benchmark, DemoChoice, Job, MetricSpec, PaperCell
 from dialeval.multiref import scales
 from dialeval.multiref.runner import run_multiref
 
@@ -40,4 +40,7 @@ SPEC = MetricSpec(
     demo=(DemoChoice("multiref (BLEU / METEOR / ROUGE-L / embeddings vs. references)",
                      refers_to=(("", "response vs. references"),), needs=("references",)),),
     trainer_default=True,
+    behaviour=Behaviour(note=(
+        "not run: reference-based, and the suite's contexts have one human reply, which as the reference would "
+        "give the real reply a perfect score by construction; judging it needs other references than the reply")),
 )

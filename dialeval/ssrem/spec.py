@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from dialeval.core.spec import SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec
+from dialeval.core.spec import (
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
+    MetricSpec,
+)
 from dialeval.ssrem import scales
 from dialeval.ssrem.runner import run_ssrem
 
@@ -34,4 +37,8 @@ SPEC = MetricSpec(
                      refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
                                 ("", "response given the context and references")),
                      needs=("context", "references")),),
+    behaviour=Behaviour(
+        {"ssrem_f": RELEVANCE_KINDS}, {"ssrem_f": MEANING_CONTROLS}, references=True,
+        note=("the reference-free half ssrem_f (the learned fit to the context) is judged: the suite's only "
+              "reference is the real reply itself, which the headline ssrem would reward by construction")),
 )

@@ -1,0 +1,39 @@
+"""The behavioural suite (issue 32) of the bundled defaults, written to benchmarks/results/behaviour.md
+and .json.
+
+    python benchmarks/behaviour.py ssrem=200 holistic=100 grade=100 fed=50 combined=50
+
+Each ``metric=N`` runs :func:`dialeval.behaviour.behaviour` on the first ``N`` DailyDialog test
+contexts of seed 0 (a smaller N is a prefix of a larger one); scores come from the score cache when
+an earlier run stored them, so the file can be rewritten from cache alone. Different N per metric
+are named in the table's N column.
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from dialeval.behaviour import behaviour, markdown, to_json
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("runs", nargs="+", metavar="METRIC=N")
+    parser.add_argument("--output", type=Path, default=RESULTS / "behaviour")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--note", default="", help="a paragraph on how the file was made (N per metric, cost)")
+    args = parser.parse_args()
+    results = []
+    for run in args.runs:
+        metric, _, n = run.partition("=")
+        results.append(behaviour(metric, n=int(n) if n else None, seed=args.seed))
+        args.output.with_suffix(".json").write_text(to_json(results) + "\n", encoding="utf-8")
+        args.output.with_suffix(".md").write_text(markdown(results, note=args.note), encoding="utf-8")
+    print(markdown(results, note=args.note))
+
+
+if __name__ == "__main__":
+    main()
