@@ -456,7 +456,7 @@ def build_parser() -> argparse.ArgumentParser:
                    "<!-- metaeval:start --> and <!-- metaeval:end -->")
     p.set_defaults(func=cmd_benchmark)
 
-    from dialeval.core.significance import CORRECTIONS, TESTS
+    from dialeval.stats.results import CORRECTIONS, TESTS
     p = sub.add_parser("compare", help="compare systems: intervals, paired significance tests, ranking")
     p.add_argument("systems", nargs="+", metavar="SYSTEM.jsonl",
                    help="two or more systems' responses to the same contexts (generic JSONL), or outputs of "

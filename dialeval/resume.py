@@ -55,7 +55,7 @@ def write_meta(output: Path, settings: dict[str, Any], signature: str | None) ->
     sub-score the metric declares (``scales``: sub-score -> range, low, high, higher_is_better,
     direction, raw, meaning), so the scores can be read without the library."""
     from dialeval import registry
-    from dialeval.compare import scale_dict
+    from dialeval.registry import scale_dict
 
     scales = {sub: scale_dict(settings["metric"], sub) for sub in registry.spec(settings["metric"]).scales()}
     meta = {**settings, "signature": signature, "scales": scales}

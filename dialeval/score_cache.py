@@ -8,13 +8,13 @@ version, the models its runner loads for the options not given, as they resolve 
 fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs (:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
 entries are never read, only left behind (delete the folder to reclaim the space). An entry names
 its format (:data:`CACHE_FORMAT`); :func:`cached_scores` scores again over an entry of another
-format (format 1, written before the flags, has neither ``format`` nor ``flags``) rather than
-return it without its flags; :func:`stored_scores` reads any format, for its scores alone.
+format (format 1, written before the flags, has neither ``format`` nor ``flags``; format 2 gave
+flagged items NaN where format 3 gives the scale's floor) rather than return it with another policy; :func:`stored_scores` reads any format, for its scores alone.
 
 :func:`scores_for` is how every long run scores (the grid's cells, ``dialeval compare``, the
 combined metric's components): through the chunks of :func:`dialeval.scoring.score_chunks` (fixed
 input positions) behind a per-item progress bar with items/s and an estimate, each finished chunk
-appended to ``<key>.chunks-<size>.jsonl`` beside the entry. An interrupted run (Ctrl-C, a crash)
+appended to ``<key>.chunks-<format>-<size>.jsonl`` beside the entry. An interrupted run (Ctrl-C, a crash)
 resumes after its last saved chunk and ends with the same entry, byte for byte, as an uninterrupted
 one; the chunk file is deleted when the entry is written.
 """
@@ -33,7 +33,7 @@ from dialeval.core.resources import cache_dir
 from dialeval.core.results import ItemScores, flags_of
 
 PerItem = dict[str, list[float]]
-CACHE_FORMAT = 2  # 2: entries carry the scorer's per-item flags
+CACHE_FORMAT = 3  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words
 CHUNK_SIZE = 16  # items per saved chunk of scores_for: a save every few seconds even for FED
 
 
@@ -141,7 +141,7 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     stored = None if refresh else _read(path)
     if stored is not None and stored.get("format") == CACHE_FORMAT:
         return {**stored, "from_cache": True}
-    chunks_path = scores_dir() / f"{key}.chunks-{chunk_size}.jsonl"
+    chunks_path = scores_dir() / f"{key}.chunks-{CACHE_FORMAT}-{chunk_size}.jsonl"
     if refresh:
         chunks_path.unlink(missing_ok=True)
     saved = _saved_chunks(chunks_path)

@@ -123,7 +123,7 @@ def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
     assert score_cache.stored_scores("m", {}, items)["per_item"] == {"x": [0.5]}
     again = score_cache.cached_scores("m", {}, items, lambda: ({"x": [0.0]}, "metric:m"))
     assert (again["from_cache"], again["flags"], again["per_item"]) == (False, [["empty"]], {"x": [0.0]})
-    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 2
+    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 3
 
 
 def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):
@@ -177,7 +177,7 @@ def test_flagged_texts_are_not_run_through_the_models(tmp_path, monkeypatch):
     model, tokenizer = tiny_gpt2(tmp_path)
     responses = [PLAIN, "", LONG_REPETITION, "?!"]
     seen = []
-    for method in ("prefix_and_continuation_logprobs", "pair_logprobs", "continuation_logprobs"):
+    for method in ("grouped_logprobs", "pair_logprobs", "continuation_logprobs"):
         original = getattr(LMScorer, method)
 
         def spy(self, *args, _original=original, _name=method, **kwargs):
@@ -187,7 +187,8 @@ def test_flagged_texts_are_not_run_through_the_models(tmp_path, monkeypatch):
         monkeypatch.setattr(LMScorer, method, spy)
     out = FEDScorer((model, tokenizer)).score([CONTEXT + [r] for r in responses], level="turn")
     assert out["flags"] == [[], ["empty"], ["repetitive"], ["no_words"]]
-    assert [name for name, _ in seen].count("prefix_and_continuation_logprobs") == 1  # the plain reply's
+    groups = [args[0] for name, args in seen if name == "grouped_logprobs"]
+    assert sum(len(g) for g in groups) == 1  # one context scored: the plain reply's conversation
     likelihood = LikelihoodScorer(str(tmp_path))
     for aspect, method in (("coherence", "pair_logprobs"), ("fluency", "continuation_logprobs")):
         seen.clear()

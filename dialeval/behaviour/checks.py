@@ -28,7 +28,7 @@ from typing import Sequence
 import numpy as np
 from scipy import stats
 
-from dialeval.core.significance import compare
+from dialeval.stats.paired import compare
 
 BAR = 0.90
 CONTROL_BAR = 0.5

@@ -14,7 +14,7 @@ from typing import Any
 
 from dialeval import registry
 from dialeval.core.tables import fmt, format_table
-from dialeval.correlation import correlate
+from dialeval.stats.correlation import correlate
 
 
 def full(level: str, model: str | None = None, variant: str | None = None, lookback: int = 50,

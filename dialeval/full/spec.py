@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from dialeval.core.spec import (
-    SAMPLE_PAIRS, Benchmark, DemoChoice, EvaluateSample, Job, MetricSpec, dialog_level_on, fallback_note,
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
+    MetricSpec, dialog_level_on, fallback_note,
 )
 from dialeval.full import scales
 from dialeval.full.runner import STAND_INS, default_full_model, run_full
@@ -38,4 +39,8 @@ SPEC = MetricSpec(
         "full", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
         "model", "full_scores"),)},
     demo=(DemoChoice("full (likelihood of negative follow-ups)", {}, refers_to=(("", "response"),)),),
+    behaviour=Behaviour(
+        {"full": OVERALL_KINDS}, {"full": MEANING_CONTROLS},
+        note="FULL rates the dialogue's quality after the reply: echoes, salads, generic replies and "
+             "another dialogue's reply must score lower"),
 )
