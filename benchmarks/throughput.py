@@ -8,13 +8,13 @@ models, padding included. Beside that it measures the plain forward speed of eac
 on random token ids at the best of a few batch shapes (``BATCH_SHAPES``), in the same process and
 minute, and prints the ratio
 
-    ratio = (tokens the metric fed per second) / (the same model's best plain forward tokens per second)
+    ratio = (non-padding tokens the metric fed per second) / (the same model's best plain forward tokens per second)
 
-which reads the CPU's noise out of the comparison (a loaded machine slows both). A metric that feeds
-padding, runs small matrices or spends its time outside the model has a low ratio. The issue's goal
-is >= 0.8 for every language-model metric. Tokens fed include the padding, so an algorithm that
-pads wastefully shows it as a lower items/s but the same ratio; ``ideal`` in the JSON is the number
-of non-padding tokens (pad ids counted on right-padded rows only where the model has a pad id).
+which reads the CPU's noise out of the comparison (a loaded machine slows both). The tokens counted
+in the ratio are the non-padding ones (``ideal`` in the JSON: ids other than the table's padding id),
+so a metric that feeds padding, runs small matrices or spends its time outside the model has a low
+ratio; ``tokens_fed`` counts the padding too. The issue's goal is >= 0.8 for every language-model
+metric.
 
 Items: the first ``--n`` DailyDialog *test* dialogues cut at a random turn (seeded), the last turn
 the response and the turns before it the context (up to 6), with the dialogue's next turn as the
@@ -152,7 +152,7 @@ def measure(name: str, batch: list[dict], counter: TokenCounter) -> dict[str, An
                                  "tokens_fed": tokens, "ideal": ideal[key], "fed_tokens_per_s": tokens / seconds}
         if model is not None:
             entry["plain"] = plain_speed(model, table.num_embeddings)
-            entry["ratio"] = entry["fed_tokens_per_s"] / entry["plain"]["tokens_per_s"]
+            entry["ratio"] = ideal[key] / seconds / entry["plain"]["tokens_per_s"]
         result["models"].append(entry)
     counter.reset()
     if result["models"]:

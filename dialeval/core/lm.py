@@ -360,12 +360,17 @@ class LMScorer:
         """``(log P(c_i | p_i), len(c_i))`` for many (prefix, continuation) pairs, batched.
 
         One prefix per continuation (holistic coherence: ``log P(r | q)`` for many queries); for many
-        continuations of one prefix use :meth:`continuation_logprobs`. Truncation per pair as there: a
+        continuations of one prefix use :meth:`continuation_logprobs`. Pairs are packed whole into
+        rows (:meth:`grouped_logprobs`) where the attention takes a 4D mask, else right-padded into
+        batches of ``batch_size``. Truncation per pair as there: a
         continuation keeps its first ``max_length - 1`` tokens, a prefix is left-truncated keeping its
         first token.
         """
         if len(prefixes) != len(continuations):
             raise ValueError(f"{len(prefixes)} prefixes but {len(continuations)} continuations")
+        if self._packs_groups():  # whole pairs packed into rows: no padding, the LM head on the response only
+            pairs = list(zip(self._check_ids(prefixes, "prefixes"), [[c] for c in continuations]))
+            return [conts[0] for _, conts in self.grouped_logprobs(pairs)]
         fitted = [self._fit(list(p), [c]) for p, c in zip(self._check_ids(prefixes, "prefixes"), continuations)]
         seqs = [prefix + conts[0] for prefix, conts in fitted]
         return self._batch_logprobs(seqs, [len(prefix) for prefix, _ in fitted], progress)
@@ -390,7 +395,7 @@ class LMScorer:
         4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group.
         """
         fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
-        if not self.share_prefix or getattr(self.model.config, "_attn_implementation", None) not in ("eager", "sdpa"):
+        if not self._packs_groups():
             return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in fitted]
         results: list[tuple[LogProb | None, list[LogProb]] | None] = [None] * len(fitted)
         for batch in self._group_batches(fitted, row_tokens, batch_tokens):
@@ -513,6 +518,10 @@ class LMScorer:
             group.append(i)
             tokens += len(cont)
         yield group
+
+    def _packs_groups(self) -> bool:
+        """Whether several sequences can share a row: the attention must take a 4D float mask."""
+        return self.share_prefix and getattr(self.model.config, "_attn_implementation", None) in ("eager", "sdpa")
 
     def _group_batches(self, fitted: list[tuple[list[int], list[list[int]]]], row_tokens: int,
                        batch_tokens: int) -> Any:
