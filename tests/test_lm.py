@@ -206,3 +206,31 @@ def test_grouped_logprobs_equal_one_group_at_a_time(tmp_path, prefix_logprob):
                 assert fast_prefix is None
             assert fast_conts == [(pytest.approx(lp, rel=1e-5, abs=1e-4), n) for lp, n in slow_conts]
         assert scorer._keeps_mask  # the LM head ran on the scored positions only
+def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
+    """A Gemma-3-style cache (sliding-window layers): a prefix and continuations that fit the window
+    are packed on the cache, a longer call takes the plain path; both equal scoring each sequence whole."""
+    from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+
+    from tiny_lm import tiny_tokenizer
+
+    tokenizer = tiny_tokenizer()
+    config = Gemma3TextConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                              num_attention_heads=2, num_key_value_heads=1, head_dim=16, sliding_window=24,
+                              layer_types=["sliding_attention", "full_attention"], max_position_embeddings=128,
+                              initializer_range=0.5, pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    model = Gemma3ForCausalLM(config).eval()
+    scorer = LMScorer(model, tokenizer, batch_size=3)
+    packed = []
+    shared = scorer._shared_prefix
+    scorer._shared_prefix = lambda *args: packed.append(1) or shared(*args)
+    conts = [tokenizer.encode(t) for t in ("You're really boring.", "Not really relevant here.", "Hi")]
+    for prefix_text in ("Hi! How are you?", "Hi! How are you doing today? I'm doing well, thanks for asking."):
+        prefix = tokenizer.encode(prefix_text)
+        found = scorer.continuation_logprobs(prefix, conts)
+        expected = [scorer._batch_logprobs([prefix + c], [len(prefix)])[0] for c in conts]
+        for (a, n), (b, m) in zip(found, expected):
+            assert n == m and a == pytest.approx(b, rel=1e-5)
+        assert scorer.share_prefix  # a call past the window falls back without turning the packing off
+    assert len(tokenizer.encode("Hi! How are you?")) + max(map(len, conts)) <= 24 < len(prefix) + max(map(len, conts))
+    assert packed == [1]  # the short call was packed, the long one was not

@@ -315,9 +315,10 @@ class LMScorer:
         if self.share_prefix:
             keep = {} if prefix_logprob or not self._keeps_logits else {"logits_to_keep": 1}
             out = self.model(input_ids=self._tensor([prefix]), use_cache=True, **keep)
-            if self._can_share(_cache_of(out)):
+            if not self._can_share(_cache_of(out)):
+                self.share_prefix = False
+            elif self._within_windows(_cache_of(out), len(prefix) + max(len(c) for c in conts)):
                 return self._shared_prefix(prefix, conts, out, prefix_logprob)
-            self.share_prefix = False
         scored = self._batch_logprobs([prefix + c for c in conts], [len(prefix)] * len(conts))
         return (self._batch_logprobs([prefix], [1])[0] if prefix_logprob else None), scored
 
@@ -501,11 +502,22 @@ class LMScorer:
         return ids, mask
 
     def _can_share(self, cache: Any) -> bool:
-        """Packing needs a plain per-layer key/value cache and an attention that takes a 4D float mask."""
-        from transformers.cache_utils import DynamicCache, DynamicLayer
+        """Packing needs a plain per-layer key/value cache (full or sliding-window layers, as Gemma 3's)
+        and an attention that takes a 4D float mask."""
+        from transformers.cache_utils import DynamicCache, DynamicLayer, DynamicSlidingWindowLayer
 
-        plain = isinstance(cache, DynamicCache) and all(type(layer) is DynamicLayer for layer in cache.layers)
+        layers = (DynamicLayer, DynamicSlidingWindowLayer)
+        plain = isinstance(cache, DynamicCache) and all(type(layer) in layers for layer in cache.layers)
         return plain and getattr(self.model.config, "_attn_implementation", None) in ("eager", "sdpa")
+
+    @staticmethod
+    def _within_windows(cache: Any, length: int) -> bool:
+        """Whether a prefix plus its longest continuation, ``length`` tokens, fit every sliding-window
+        layer of ``cache`` whole: then such a layer attends to all of them as a full one does and keeps
+        the whole prefix, so the packed path is exact; a longer call takes the plain path."""
+        from transformers.cache_utils import DynamicSlidingWindowLayer
+
+        return all(length <= layer.sliding_window for layer in cache.layers if isinstance(layer, DynamicSlidingWindowLayer))
 
     def _packs(self, conts: list[list[int]]) -> Any:
         """Consecutive index groups of at most ``batch_size`` continuations and ``pack_tokens`` tokens."""
@@ -520,8 +532,11 @@ class LMScorer:
         yield group
 
     def _packs_groups(self) -> bool:
-        """Whether several sequences can share a row: the attention must take a 4D float mask."""
-        return self.share_prefix and getattr(self.model.config, "_attn_implementation", None) in ("eager", "sdpa")
+        """Whether several sequences can share a row: the attention must take a 4D float mask, and no
+        layer may attend through a sliding window (Gemma 3's would build its own mask)."""
+        config = self.model.config
+        sliding = getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True)
+        return self.share_prefix and not sliding and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
 
     def _group_batches(self, fitted: list[tuple[list[int], list[list[int]]]], row_tokens: int,
                        batch_tokens: int) -> Any:
