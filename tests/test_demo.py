@@ -120,7 +120,7 @@ def test_every_row_shows_range_direction_and_meaning_from_scales(app):
         assert direction == scale.direction_text()
         assert meaning == scale.meaning
     named = {row[1]: row for row in rows}
-    assert named["turn_interesting"][3] == "unbounded, raw"
+    assert named["turn_interesting"][3] == "-1000 or more (clipped at the floor -1000), raw"
     assert named["dialog_overall"][4] == "higher = better"
     assert named["fluency"][5] == "response alone (no context)"
     assert "without the context" in named["fluency"][6]

@@ -70,4 +70,4 @@ def test_score_table_shows_every_row_without_a_scroll_box(demo_url, tmp_path):
     assert geometry["scrollWidth"] <= geometry["clientWidth"]
     assert headers == app.HEADERS
     turn_interesting = next(row for row in rows if "turn_interesting" in row)
-    assert "unbounded, raw" in turn_interesting and "higher = better" in turn_interesting
+    assert "-1000 or more (clipped at the floor -1000), raw" in turn_interesting and "higher = better" in turn_interesting
