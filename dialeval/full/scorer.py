@@ -77,6 +77,7 @@ FOLLOWUPS: tuple[str, ...] = (
 RELEASED_FOLLOWUPS: tuple[str, ...] = (FOLLOWUPS[0], FOLLOWUPS[1] + FOLLOWUPS[2], *FOLLOWUPS[3:])
 SEPARATOR = "\t"
 LOOKBACK = 50
+GROUPS_PER_CALL = 32  # conversations handed to LMScorer.grouped_logprobs at a time (one progress step)
 LEVELS = ("turn", "dialog")
 TEXTS = ("tab", "eos")
 RULES = ("perplexity", "loglik")
@@ -254,8 +255,8 @@ class FULLScorer:
             needed.setdefault(spec.text, [])
             needed[spec.text] += [f for f in spec.followups if f not in needed[spec.text]]
         per_variant: dict[str, list[float]] = {name: [] for name in chosen}
-        for turns, flagged in zip(tqdm(conversations, disable=not progress, desc="full"), flags):
-            scored = {} if flagged else self.followup_logprobs(window(turns, level, self.lookback), needed)
+        windows = [None if flagged else window(turns, level, self.lookback) for turns, flagged in zip(conversations, flags)]
+        for scored in self.followup_logprobs(windows, needed, progress):
             for name in chosen:
                 spec = VARIANTS[name]
                 value = aggregate(spec.rule, [scored[spec.text][f] for f in spec.followups]) if scored else math.nan
@@ -267,18 +268,29 @@ class FULLScorer:
             for name, values in per_variant.items()
         }
 
-    def followup_logprobs(self, turns: list[str], needed: dict[str, list[str]]) -> dict[str, dict[str, LogProb]]:
-        """text kind -> follow-up -> ``(log P(f | c), |f|)`` after the turns, one model pass per kind."""
-        out = {}
-        for text, followups in needed.items():
-            targets = [self._followup_ids[(text, f)] for f in followups]
-            room = self.scorer.max_length - (0 if self.seq2seq else max(len(t) for t in targets))
-            source = self.conversation_ids(turns, text, room)
-            if self.seq2seq:
-                values = self.scorer.target_logprobs(source, targets)
-            else:
-                values = self.scorer.prefix_and_continuation_logprobs(source, targets, prefix_logprob=False)[1]
-            out[text] = dict(zip(followups, values))
+    def followup_logprobs(self, conversations: list[list[str] | None], needed: dict[str, list[str]],
+                          progress: bool = False) -> list[dict[str, dict[str, LogProb]]]:
+        """Per conversation (``{}`` for ``None``, a flagged one): text kind -> follow-up ->
+        ``(log P(f | c), |f|)``. A decoder-only model scores the conversations of a call together
+        (:meth:`LMScorer.grouped_logprobs`: several conversations with their follow-ups in one
+        forward); an encoder-decoder one encodes each conversation once and decodes its follow-ups."""
+        jobs = []  # (conversation, text kind, follow-ups, source ids, target ids)
+        for index, turns in enumerate(conversations):
+            for text, followups in ({} if turns is None else needed).items():
+                targets = [self._followup_ids[(text, f)] for f in followups]
+                room = self.scorer.max_length - (0 if self.seq2seq else max(len(t) for t in targets))
+                jobs.append((index, text, followups, self.conversation_ids(turns, text, room), targets))
+        if self.seq2seq:
+            values = [self.scorer.target_logprobs(source, targets)
+                      for _, _, _, source, targets in tqdm(jobs, disable=not progress, desc="full")]
+        else:
+            values = []
+            for start in tqdm(range(0, len(jobs), GROUPS_PER_CALL), disable=not progress, desc="full"):
+                batch = jobs[start : start + GROUPS_PER_CALL]
+                values += [conts for _, conts in self.scorer.grouped_logprobs([(j[3], j[4]) for j in batch])]
+        out: list[dict[str, dict[str, LogProb]]] = [{} for _ in conversations]
+        for (index, text, followups, _, _), scored in zip(jobs, values):
+            out[index][text] = dict(zip(followups, scored))
         return out
 
     def signature(self, variant: str, level: str) -> str:
