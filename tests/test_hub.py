@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import torch
 
+import float_noise
 from tiny_lm import tiny_gpt2
 
 from dialeval import hub, publish, registry
@@ -317,5 +318,5 @@ def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     assert set(found) == set(stored)
     weights = hub.content_hash(hub.HUB_ROOT / name)
     for key, ref in stored.items():
-        assert found[key]["values"] == pytest.approx(ref["values"], abs=1e-4), key
+        assert found[key]["values"] == float_noise.approx(ref["values"]), key  # float32 across processes
         assert f"@{weights}" in found[key]["signature"], found[key]["signature"]

@@ -302,9 +302,10 @@ def test_both_earth_movers_backends_agree():
 
 
 def test_degenerate_and_unknown_responses_get_the_worst_scores_and_flags():
-    """Degenerate-response policy: "" and a sentence said 50 times get h = 0, f = NaN (unbounded,
-    no worst value), g = 0; a response with no word in the vectors (it got 0.25) is flagged too. A
-    'set' scaling's min-max leaves them out, so the plain replies keep their scores."""
+    """Degenerate-response policy: "" and a sentence said 50 times get h = 0, f = its floor -1000
+    (unbounded: the floor counts in every mean, where NaN was left out), g = 0; a response with no
+    word in the vectors (it got 0.25) is flagged too. A 'set' scaling's min-max leaves them out, so
+    the plain replies keep their scores."""
     import math
 
     import dialeval
@@ -316,7 +317,8 @@ def test_degenerate_and_unknown_responses_get_the_worst_scores_and_flags():
     out = module.compute(**inputs)
     assert out["flags"] == [[], ["empty"], ["repetitive"], ["unknown_words"], []]
     assert out["ssrem_scores"][1:4] == [0.0, 0.0, 0.0] and out["ssrem_g_scores"][1:4] == [0.0, 0.0, 0.0]
-    assert all(math.isnan(v) for v in out["ssrem_f_scores"][1:4])
+    assert out["ssrem_f_scores"][1:4] == [-1000.0] * 3
+    assert not any(math.isnan(v) for v in out["ssrem_f_scores"])
     assert min(out["ssrem_scores"][0], out["ssrem_scores"][4]) > 0.0
     plain = module.compute(contexts=[["Do you like books?"]] * 2, responses=[responses[0], responses[4]],
                            references=["I love reading novels."] * 2, scaling="set")
