@@ -1,5 +1,6 @@
-"""Scoring a list of items in chunks: the one loop behind ``dialeval score`` and ``dialeval benchmark``
-on a JSONL file.
+"""Scoring a list of items in chunks: the one loop behind ``dialeval score`` and, through
+:func:`dialeval.score_cache.scores_for`, every long run (the grid, ``dialeval benchmark`` on a JSONL
+file, ``dialeval compare``).
 
 A runner (:mod:`dialeval.runners`) scores a chunk of items; runners with a ``population`` parameter
 (holistic) also get the whole input, so that what depends on other items (diversity groups, a
@@ -24,7 +25,7 @@ import re
 from typing import Any, Callable, Iterator, Sequence
 
 from dialeval.core.options import check_known, check_number
-from dialeval.core.results import Flags, ItemScores, flags_of
+from dialeval.core.results import ItemScores
 from dialeval.runners import Runner, get_runner
 
 CHUNK_SIZE = 64  # items per runner call: ``dialeval score --chunk-size``'s default
@@ -100,26 +101,3 @@ def score_chunks(
         except ValueError as e:
             raise _named(e, block.start, len(chunk), where) from e
         yield block.start, chunk, scores, scores[1]
-
-
-def score_all(metric: str, items: Sequence[dict], options: dict[str, Any], progress: bool = True,
-              chunk_size: int = CHUNK_SIZE) -> ItemScores:
-    """Every item's scores, the signature and every item's flags, in chunks behind a progress bar
-    with an estimate."""
-    from tqdm.auto import tqdm
-
-    per_item: dict[str, list[float]] = {}
-    flags: Flags = []
-    signatures = set()
-    with tqdm(total=len(items), desc=f"{metric} items", disable=not progress, unit="item") as bar:
-        for start, chunk, scores, signature in score_chunks(metric, items, options, chunk_size=chunk_size):
-            for name, values in scores[0].items():
-                per_item.setdefault(name, [float("nan")] * start).extend(values)
-            for values in per_item.values():  # a sub-metric missing from a chunk stays NaN there
-                values.extend([float("nan")] * (start + len(chunk) - len(values)))
-            flags += flags_of(scores, chunk)
-            signatures.add(signature)
-            bar.update(len(chunk))
-    if len(signatures) != 1:
-        raise ValueError(f"{metric}: the chunks were scored with different settings: {sorted(signatures)}")
-    return ItemScores(per_item, signatures.pop(), flags)

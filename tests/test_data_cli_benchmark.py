@@ -332,11 +332,13 @@ def test_holistic_default_aspects_skip_a_missing_model(recwarn):
 
 def test_generic_benchmark_scores_in_chunks_like_one_call(tmp_path, monkeypatch):
     from dialeval.multiref.runner import run_multiref
-    from dialeval.scoring import score_all
+    from dialeval.score_cache import scores_for
 
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     items = [dict(it, score=float(i)) for i, it in enumerate(EXAMPLE_ITEMS * 3)]
     whole, signature = run_multiref(items, metrics=["bleu1"])
-    chunked, chunk_signature = score_all("multiref", items, {"metrics": ["bleu1"]}, progress=False, chunk_size=4)
+    entry = scores_for("multiref", {"metrics": ["bleu1"]}, items, progress=False, chunk_size=4)
+    chunked, chunk_signature = entry["per_item"], entry["signature"]
     assert chunked == whole and chunk_signature == signature
 
 
