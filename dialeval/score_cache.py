@@ -147,19 +147,18 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     saved = _saved_chunks(chunks_path)
     done = saved[-1]["stop"] if saved else 0
     chunks_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(chunks_path, "a", encoding="utf-8") as out, \
-            tqdm(total=len(items), initial=done, desc=desc or metric, unit="item", disable=not progress) as bar:
+    with tqdm(total=len(items), initial=done, desc=desc or metric, unit="item", disable=not progress) as bar:
         began = time.perf_counter()
         for start, chunk, scores, signature in score_chunks(metric, items, options, start=done, chunk_size=chunk_size):
             record = {"start": start, "stop": start + len(chunk), "per_item": scores[0], "signature": signature,
                       "flags": flags_of(scores, chunk), "seconds": round(time.perf_counter() - began, 3)}
-            out.write(json.dumps(record) + "\n")
-            out.flush()
+            with open(chunks_path, "a", encoding="utf-8") as out:  # opened per chunk: no empty file on an error
+                out.write(json.dumps(record) + "\n")
             saved.append(record)
             bar.update(len(chunk))
             began = time.perf_counter()
-    entry = _store(path, metric, options, _joined(metric, saved, len(items)), [f for r in saved for f in r["flags"]],
-                   sum(r["seconds"] for r in saved))
+    joined = _joined(metric, saved, len(items))
+    entry = _store(path, metric, options, joined, joined.flags, sum(r["seconds"] for r in saved))
     chunks_path.unlink(missing_ok=True)
     return entry
 
