@@ -569,7 +569,7 @@ class LMScorer:
         self, rows: list[list[tuple[int, list[int], list[list[int]]]]], prefix_logprob: bool
     ) -> list[tuple[int, tuple[LogProb | None, list[LogProb]]]]:
         """One forward over right-padded rows of whole groups (see :meth:`grouped_logprobs`)."""
-        ids_rows, pos_rows, seg_rows, scored_rows = [], [], [], []
+        ids_rows, pos_rows, seg_rows = [], [], []
         # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / j+1 = c_j)
         targets: list[tuple[int, int, int, int, int]] = []
         for r, row in enumerate(rows):
