@@ -4,8 +4,8 @@ import math
 
 import pytest
 
-from dialeval.core.degenerate import (apply_policy, flag_counts, repeated_share, response_flags, unknown_words, word_count,
-                                      worst)
+from dialeval.core.degenerate import (apply_policy, echoes, flag_counts, repeated_share, reply_flags, response_flags,
+                                      unknown_words, word_count, worst)
 from dialeval.core.scales import Scale
 
 
@@ -94,3 +94,33 @@ def test_item_scores_unpack_as_the_pair_and_keep_their_flags():
 def test_word_count_and_flag_counts():
     assert [word_count(t) for t in ("", "fine , thanks .", "don't")] == [0, 2, 2]
     assert flag_counts([[], ["empty"], ["empty"], ["repetitive"]]) == {"empty": 2, "repetitive": 1}
+
+
+CONTEXT = ["Hi, how are you?", "I'm fine. Do you like dogs?"]
+
+
+@pytest.mark.parametrize("response, flags", [
+    ("do you like dogs ?", ["echo"]),  # part of the last turn, case and punctuation aside
+    ("Hi, how are you?", ["echo"]),  # the responder's own earlier turn
+    ("I'm fine. Do you like dogs?", ["echo"]),  # the whole last turn
+    ("Do you like dogs a lot?", []),  # "like dogs a", "dogs a lot" are new 3-grams
+    ("how are you fine", []),  # "are you fine" is in no turn
+    ("fine do you like", ["echo"]),  # a stretch of the last turn across its sentence boundary
+    ("Hi!", []), ("Dogs?", []), ("like dogs", []),  # under 3 words: never an echo
+    ("Yes, I have two dogs.", []),
+])
+def test_echoes_copy_one_context_turn(response, flags):
+    assert echoes(CONTEXT, response) == flags
+
+
+def test_an_echo_must_come_from_one_turn():
+    # "how are you" is in turn 1 and "do you like" in turn 2: no single turn holds both
+    assert echoes(CONTEXT, "how are you do you like") == []
+    assert echoes([], "do you like dogs") == []
+
+
+def test_reply_flags_are_the_response_flags_first_then_the_echo():
+    assert reply_flags(CONTEXT, "") == ["empty"]
+    assert reply_flags(CONTEXT, "you like dogs you like dogs you like dogs") == ["repetitive"]
+    assert reply_flags(CONTEXT, "Do you like dogs?") == ["echo"]
+    assert reply_flags(CONTEXT, "I love them.") == []

@@ -72,7 +72,7 @@ from tqdm.auto import tqdm
 
 from dialeval.core.lm import LogProb, conversation_text, lm_scorer
 from dialeval.core.options import check_choice, check_number
-from dialeval.core.degenerate import apply_policy, response_flags
+from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.results import make_signature, mean, summarize
 from dialeval.core.text import check_texts
 from dialeval.fed.scales import FOLLOWUPS_PATH
@@ -256,7 +256,7 @@ class FEDScorer:
         levels = self._levels(level)
         convs = check_conversations(conversations)
         needed = self._needed(modes, levels)
-        flags = [response_flags(turns[-1]) for turns in convs]
+        flags = [reply_flags(turns[:-1], turns[-1]) for turns in convs]
         per_mode: dict[str, dict[str, list[float]]] = {m: {} for m in modes}
         # a flagged response is not run through the model: apply_policy gives it the worst values
         scored = self._score_contexts(convs, flags, needed, "reference" in modes, progress)

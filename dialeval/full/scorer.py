@@ -58,7 +58,7 @@ from typing import Any, Iterable, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.core.degenerate import apply_policy, response_flags
+from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.results import make_signature, summarize
@@ -248,7 +248,7 @@ class FULLScorer:
         chosen = check_variants(variants)
         check_choice("level", level, LEVELS)
         conversations = check_turns(contexts, responses)
-        flags = [response_flags(turns[-1]) for turns in conversations]
+        flags = [reply_flags(turns[:-1], turns[-1]) for turns in conversations]
         needed: dict[str, list[str]] = {}
         for name in chosen:
             spec = VARIANTS[name]

@@ -24,7 +24,7 @@ from dialeval.grade.graph import KnowledgeGraph
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, SentenceVectors, encoder_vectors, glove_vectors, numberbatch_vectors
-from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
+from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
 from dialeval.core.resources import load_word_vectors
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_same_length, check_texts
@@ -145,7 +145,7 @@ class GradeScorer:
             raise ValueError(f"graph must be True or False, got {graph!r}")
         contexts, responses = check_pairs(contexts, responses)
         vocabulary = load_word_vectors(None).index  # GloVe 6B, in frequency order
-        flags = [response_flags(r) or unknown_words(r, vocabulary) for r in responses]
+        flags = [reply_flags(c, r) or unknown_words(r, vocabulary) for c, r in zip(contexts, responses)]
         kept = [i for i, flagged in enumerate(flags) if not flagged]
         scores = [0.0] * len(responses)
         if kept:

@@ -80,10 +80,9 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
                   queries: tuple[tuple[str, ...], ...], responses: tuple[str, ...]) -> float:
     """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
     over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's)."""
-    from dialeval.core.degenerate import response_flags
-    from dialeval.holistic.scorer import percentile_cutoff
+    from dialeval.holistic.scorer import likelihood_flags, percentile_cutoff
 
-    kept = [i for i, r in enumerate(responses) if not response_flags(r)]
+    kept = [i for i, flags in enumerate(likelihood_flags(aspect, responses, queries)) if not flags]
     if not kept:  # every response flagged: every score is the worst, there is no percentile to take
         return math.nan
     scorer = likelihood_scorer(model, batch_size, device)

@@ -57,7 +57,7 @@ import torch
 
 from dialeval.core.lm import LMScorer, causal_lm_and_name
 from dialeval.core.nli import DEFAULT_NLI, NLIScorer
-from dialeval.core.degenerate import apply_policy, response_flags, scored_indices
+from dialeval.core.degenerate import apply_policy, reply_flags, response_flags, scored_indices
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 from dialeval.holistic.scales import SCALES
@@ -146,14 +146,27 @@ def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None =
 # -- coherence and fluency ---------------------------------------------------------------------------
 
 
-def _query_text(query: Any, index: int) -> str:
+def _query_turns(query: Any, index: int) -> list[str]:
     if isinstance(query, str):
         turns = [query]
     elif isinstance(query, Sequence):
         turns = list(query)
     else:
         raise ValueError(f"queries[{index}] must be a string or a list of turns, got {type(query).__name__}")
-    return " ".join(check_texts(turns, f"queries[{index}]"))
+    return check_texts(turns, f"queries[{index}]")
+
+
+def _query_text(query: Any, index: int) -> str:
+    return " ".join(_query_turns(query, index))
+
+
+def likelihood_flags(aspect: str, responses: Sequence[str], queries: Sequence[Any] | None) -> list[list[str]]:
+    """Per response, its :mod:`dialeval.core.degenerate` flags for ``aspect``: coherence judges a
+    reply against its query, so a reply that copies a query turn is flagged (``echo``); fluency
+    judges the reply alone (an echo of a fluent turn is fluent)."""
+    if aspect == "coherence" and queries is not None:
+        return [reply_flags(_query_turns(q, i), r) for i, (q, r) in enumerate(zip(queries, responses))]
+    return [response_flags(r) for r in responses]
 
 
 def check_reduction(aspect: str, reduction: str | None) -> str:
@@ -273,7 +286,7 @@ class LikelihoodScorer:
         if cutoff != "set":  # a wrong cutoff fails before the model runs
             self.resolve_cutoff(aspect, [], cutoff, reduction)
         responses = check_texts(responses, "responses", allow_empty=True)
-        flags = [response_flags(r) for r in responses]
+        flags = likelihood_flags(aspect, responses, queries)
         scored = scored_indices(flags)  # a flagged response is not run through the model
         raw = [math.nan] * len(responses)
         if scored:
