@@ -76,6 +76,35 @@ def test_ssrem():
         not_rewarded(out[f"{name}_scores"])
 
 
+ECHO = "do you like reading books"  # the last turn again (issue 32: the echo flag)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric, config, inputs, scores", [
+    ("grade", None, {"contexts": [CONTEXT] * 2}, ["grade"]),
+    ("holistic", "coherence", {"queries": [CONTEXT[0]] * 2}, ["coherence", "coherence_raw"]),
+    ("fed", None, {}, ["turn_overall", "turn_relevant", "turn_fluent"]),
+    ("full", None, {"contexts": [CONTEXT] * 2}, ["full"]),
+])
+def test_metrics_that_read_the_context_flag_an_echo(metric, config, inputs, scores):
+    """An echo of the last turn gets the worst value of every sub-score (the policy), not its score."""
+    module = dialeval.load(metric, config) if config else dialeval.load(metric)
+    if metric == "fed":
+        out = module.compute(conversations=[CONTEXT + [PLAIN], CONTEXT + [ECHO]])
+    else:
+        out = module.compute(responses=[PLAIN, ECHO], **inputs)
+    assert out["flags"] == [[], ["echo"]]
+    for name in scores:
+        not_rewarded(out[f"{name}_scores"])
+
+
+@pytest.mark.slow
+def test_fluency_judges_an_echo_as_a_reply():
+    """Fluency reads the reply alone: an echo of a fluent turn is fluent and is not flagged."""
+    out = dialeval.load("holistic", "fluency").compute(responses=[PLAIN, ECHO])
+    assert out["flags"] == [[], []] and out["fluency_raw_scores"][1] > -1000
+
+
 def test_holistic_runner_carries_the_flags_its_aspects_set():
     """The runner's flags are the union of its aspects' flags; diversity flags each degenerate
     member of a group, which adds nothing to its group and scores 0."""

@@ -198,7 +198,7 @@ def test_very_long_conversation_is_truncated(tiny):
     def ids(text):
         return tokenizer.encode(text, add_special_tokens=False)
 
-    turns = ["I just got back from a long walk in the park with my dog."] * 700
+    turns = [f"I just got back from walk {i} in the park with my dog." for i in range(700)]  # no echo
     prefix = ids(conversation_text(turns) + " " + EOS)
     assert len(prefix) > 10_000
     every = [f for lv, qs in (("turn", QUALITIES_TURN), ("dialog", QUALITIES_DIALOG)) for q in qs
