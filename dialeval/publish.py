@@ -293,7 +293,7 @@ def write_model_card(folder: str | os.PathLike, card: CardSpec | None = None) ->
     spec = card or card_spec(name, folder)
     extra: dict[str, Any] = {"pipeline_tag": spec.pipeline_tag} if spec.pipeline_tag else {}
     if spec.content is not None:
-        content = spec.content(folder)
+        content = spec.content_of(folder)
         return hub.write_card(
             folder, name=name, body=content.body, base_model=content.base_model, datasets=spec.datasets,
             library_name=spec.library_name or "dialeval", license=spec.license, tags=spec.tags,

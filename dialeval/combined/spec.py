@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from dialeval.combined import scales
-from dialeval.combined.card import card_content
 from dialeval.combined.runner import run_combined
 from dialeval.core.spec import (
     MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, EvaluateSample, Job, MetricSpec,
@@ -40,7 +39,7 @@ SPEC = MetricSpec(
     benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
     grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
     cards={"combined-judgments": CardSpec(tags=("dialogue-evaluation", "combined-metric"), library_name="dialeval",
-                                          content=card_content)},
+                                          content="dialeval.combined.card:card_content")},
     headline=("combined",),
     samples={"combined-judgments": (EvaluateSample(  # with references: every component takes part
         "combined", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],

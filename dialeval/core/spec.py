@@ -158,10 +158,15 @@ class CardSpec:
     # the Hub metadata's library (None: peft for an adapter, transformers for a full fine-tune) and licence
     library_name: str | None = None
     license: str = "apache-2.0"
-    # a model that is no adapter (GRADE's heads, SSREM's bilinear map, the combined regression): its
-    # card text and measured numbers from the folder's reports, a function of the folder; it imports
-    # what it needs when called (a spec stays light)
-    content: Callable[[Path], CardContent] | None = None
+    # a model that is no adapter (GRADE's heads, SSREM's bilinear map, the combined regression): the
+    # function ("module:function", imported when the card is written, as Benchmark's) that reads its
+    # card text and measured numbers from the folder's reports
+    content: str | None = None
+
+    def content_of(self, folder: Path) -> CardContent:
+        """The card :attr:`content` gives for ``folder``."""
+        module, _, function = (self.content or "").partition(":")
+        return getattr(importlib.import_module(module), function)(folder)
 
 
 @dataclass(frozen=True)

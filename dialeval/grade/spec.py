@@ -7,7 +7,6 @@ from dialeval.core.spec import (
     Job, MetricSpec, PaperCell,
 )
 from dialeval.grade import scales
-from dialeval.grade.card import card_content
 from dialeval.grade.runner import run_grade
 
 # human-judgment set -> (folder under $DIALEVAL_DATA/grade/, the set's name in Table 1)
@@ -54,7 +53,7 @@ SPEC = MetricSpec(
         "model", "grade_scores"),)},
     cards={"grade-dailydialog": CardSpec(
         datasets=("li2017dailydialog/daily_dialog",), tags=("grade", "dialogue-evaluation"), library_name="pytorch",
-        license="cc-by-nc-sa-4.0", content=card_content)},
+        license="cc-by-nc-sa-4.0", content="dialeval.grade.card:card_content")},
     demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
                      refers_to=(("", "response given the context"),), needs=("context",)),),
     behaviour=Behaviour(

@@ -7,7 +7,6 @@ from dialeval.core.spec import (
     Job, MetricSpec,
 )
 from dialeval.ssrem import scales
-from dialeval.ssrem.card import card_content
 from dialeval.ssrem.runner import run_ssrem
 
 # The rated sets of the Table 4 layout (single-reference multiref-mturk, GRADE's three sets)
@@ -35,7 +34,7 @@ SPEC = MetricSpec(
         "ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
                         "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)},
     cards={"ssrem-chitchat": CardSpec(datasets=("chitchat-dataset",), tags=("dialogue-evaluation", "ssrem"),
-                                      library_name="dialeval", content=card_content)},
+                                      library_name="dialeval", content="dialeval.ssrem.card:card_content")},
     demo=(DemoChoice("ssrem (learned context fit + similarity to references)", {"scaling": DEMO_SCALING},
                      refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
                                 ("", "response given the context and references")),

@@ -4,16 +4,13 @@ negative (DailyDialog validation), for a head in training, the untrained cosine 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import torch
 
 from dialeval.grade.training.examples import ALL_KINDS
 from dialeval.grade.training.split import Split
-
-if TYPE_CHECKING:
-    from dialeval.grade.training.trainee import Trainee
 
 
 def pairwise_accuracy(scores: dict[str, Any]) -> dict[str, float]:
@@ -26,8 +23,9 @@ def pairwise_accuracy(scores: dict[str, Any]) -> dict[str, float]:
 
 
 @torch.inference_mode()
-def heldout_accuracy(model: Trainee, split: Split, batch_size: int = 64) -> dict[str, float]:
-    """Share of validation contexts whose true response outscores each kind of negative, their
+def heldout_accuracy(model: Any, split: Split, batch_size: int = 64) -> dict[str, float]:
+    """``model``: a :class:`~dialeval.grade.training.trainee.Trainee` (anything with its ``head.use_graph``,
+    ``eval()`` and ``scores``). Share of validation contexts whose true response outscores each kind of negative, their
     ``mean`` and, for a graph head, ``shuffled_graph_spearman``: the Spearman between the scores of
     all validation pairs (true and negative responses) with their own keyword graphs and with the
     graph of another context's pair (a seeded derangement, as the benchmark's control on the human
