@@ -3,11 +3,13 @@
 A bundled folder is laid out as the Hub repository ``dialeval/<name>`` (:mod:`dialeval.hub`). This
 module adds what makes it publishable and checkable:
 
-* :func:`write_model_card` -- the card (``README.md``): Hub metadata (``base_model``, ``datasets``,
-  ``library_name``, ``license``, ``tags``, ``model-index`` with the measured numbers) and a body with
-  the base (pinned packages, tensor hash), the weights id, the training run and the comparison of
-  the adapter with the full fine-tune it replaces. Numbers come from the folder's training report
-  and from ``benchmarks/results/*.json`` (:func:`cards`); nothing is typed in by hand.
+* :func:`write_model_card` -- every bundled folder's card (``README.md``), from the
+  :class:`~dialeval.core.spec.CardSpec` its metric declares (:func:`cards`): Hub metadata
+  (``base_model``, ``datasets``, ``library_name``, ``license``, ``tags``, ``model-index`` with the
+  measured numbers) and a body: for an adapter the base (pinned packages, tensor hash), the weights
+  id, the training run and the comparison with the full fine-tune it replaces; for a model of a
+  metric's own kind (GRADE, SSREM, combined) the text of its ``CardSpec.content``. Numbers come from
+  the folder's training report and from ``benchmarks/results/*.json``; nothing is typed in by hand.
 * :func:`write_reference` / :func:`check_reference` -- ``dialeval_reference.json``: scores of a
   fixed sample (library level: LM log-probabilities or NLI probabilities; and, for the tests, the
   outputs of the ``evaluate`` module that uses the weights), recomputed to within ``1e-4``.
@@ -148,9 +150,10 @@ def _report(folder: Path) -> dict:
     return json.loads(path.read_text())
 
 
-def card_measured(name: str, folder: Path) -> list[hub.Measured]:
-    """The ``model-index`` entries: the training report's held-out numbers and the benchmark files."""
-    report, spec = _report(folder), card_spec(name, folder)
+def card_measured(folder: Path, spec: CardSpec) -> list[hub.Measured]:
+    """The ``model-index`` entries of an adapter card: the training report's held-out numbers and the
+    benchmark files."""
+    report = _report(folder)
     measured = []
     if "perplexity_tuned" in report:
         measured.append(hub.Measured("li2017dailydialog/daily_dialog", "perplexity", report["perplexity_tuned"],
@@ -173,8 +176,7 @@ def _has(stem: str, key: str) -> bool:
     return key in found.get("correlations", {})
 
 
-def _comparison(name: str, folder: Path, report: dict) -> str:
-    spec = card_spec(name, folder)
+def _comparison(folder: Path, report: dict, spec: CardSpec) -> str:
     full = spec.full
     if not full:
         return "## Adapter vs full fine-tune\n\nNo full fine-tune of this base was run to compare with."
@@ -202,8 +204,9 @@ def _comparison(name: str, folder: Path, report: dict) -> str:
     return "\n".join(rows)
 
 
-def card_body(name: str, folder: Path) -> str:
-    spec, report = card_spec(name, folder), _report(folder)
+def card_body(name: str, folder: Path, spec: CardSpec) -> str:
+    """The text of an adapter card: what it is, how to use it, its base, training and comparison."""
+    report = _report(folder)
     args = report["args"]
     last = (report.get("resumed") or [args])[-1]  # the schedule of the last (resumed) run
     per_source = ""
@@ -237,7 +240,7 @@ AdamW, lr {args.get('lr')}, warm-up {args.get('warmup')} steps, linear decay to 
 {report['step']} steps in {report.get('minutes', 0):.1f} minutes on a shared 2-core CPU ({last.get('threads', 1)} thread(s)).
 The full report (arguments, loss curve, held-out numbers) is `dialeval_training.json`.{per_source}
 
-{_comparison(name, folder, report)}
+{_comparison(folder, report, spec)}
 
 Never trained on the human-judgment sets the benchmarks use ({', '.join(registry.judgment_sets())}).
 """
@@ -279,13 +282,23 @@ def _command(name: str, args: dict) -> str:
     return f"python {script} --output hub/{name} {options}"
 
 
-def write_model_card(folder: str | os.PathLike) -> Path:
-    """Write ``folder/README.md`` for an adapter folder from its reports (:func:`cards` describes
-    the bundled models; another folder gets a plain card)."""
+def write_model_card(folder: str | os.PathLike, card: CardSpec | None = None) -> Path:
+    """Write ``folder/README.md``, every bundled folder's card: Hub metadata (``model-index`` from the
+    measured numbers) and a body from the folder's reports. ``card`` says what the card holds
+    (default: the :func:`cards` entry of the folder's name; another folder gets a plain adapter card):
+    the metric's own text when it gives ``content`` (GRADE, SSREM, combined), else the adapter card
+    (:func:`card_body`: base, training run, comparison with the full fine-tune it replaces)."""
     folder = Path(folder)
     name = folder.name
-    spec = card_spec(name, folder)
-    extra: dict[str, Any] = {"pipeline_tag": spec.pipeline_tag}
+    spec = card or card_spec(name, folder)
+    extra: dict[str, Any] = {"pipeline_tag": spec.pipeline_tag} if spec.pipeline_tag else {}
+    if spec.content is not None:
+        content = spec.content_of(folder)
+        return hub.write_card(
+            folder, name=name, body=content.body, base_model=content.base_model, datasets=spec.datasets,
+            library_name=spec.library_name or "dialeval", license=spec.license, tags=spec.tags,
+            measured=content.measured, extra=extra,
+        )
     if hub.is_adapter(folder):
         record = hub.read_base(folder)
         base_model, library = record.base_model, "peft"
@@ -294,8 +307,9 @@ def write_model_card(folder: str | os.PathLike) -> Path:
     else:
         base_model, library = str(_report(folder)["args"].get("base")), "transformers"
     return hub.write_card(
-        folder, name=name, body=card_body(name, folder), base_model=base_model, datasets=spec.datasets,
-        library_name=library, tags=spec.tags, measured=card_measured(name, folder), extra=extra,
+        folder, name=name, body=card_body(name, folder, spec), base_model=base_model, datasets=spec.datasets,
+        library_name=spec.library_name or library, license=spec.license, tags=spec.tags,
+        measured=card_measured(folder, spec), extra=extra,
     )
 
 

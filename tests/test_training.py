@@ -1,17 +1,15 @@
 """training/finetune_lm.py in its tiny mode: runs, saves a loadable model and its report."""
 
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
+from dialeval.core.lm_training import training_texts
 from tiny_lm import tiny_gpt2
+from training_scripts import script
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "training"))
-
-import finetune_lm  # noqa: E402
+finetune_lm = script("finetune_lm")  # training/finetune_lm.py: options, then dialeval.core.lm_training.train
 
 
 @pytest.mark.parametrize("preset", ["dialogue", "dailydialog"])
@@ -65,10 +63,10 @@ def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp
 def test_dialogue_text_is_what_fed_scores():
     from dialeval.core.lm import conversation_text
 
-    texts = finetune_lm.training_texts("dialogue", "<eos>")
+    texts = training_texts("dialogue", "<eos>")
     assert texts[0].startswith("<eos> ") and " <eos> " in texts[0]
     assert conversation_text(["a", "b"], "<eos>") == "<eos> a <eos> b"
-    pairs = finetune_lm.training_texts("dailydialog", "<eos>")
+    pairs = training_texts("dailydialog", "<eos>")
     assert all(t.endswith("<eos>") for t in pairs[:10])
 
 

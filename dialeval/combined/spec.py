@@ -7,7 +7,7 @@ from typing import Any, Mapping, Sequence
 from dialeval.combined import scales
 from dialeval.combined.runner import run_combined
 from dialeval.core.spec import (
-    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, EvaluateSample, Job, MetricSpec,
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, EvaluateSample, Job, MetricSpec,
 )
 
 BUILD = "dialeval benchmark --all && python training/combined.py"
@@ -38,6 +38,8 @@ SPEC = MetricSpec(
     build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
     benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
     grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
+    cards={"combined-judgments": CardSpec(tags=("dialogue-evaluation", "combined-metric"), library_name="dialeval",
+                                          content="dialeval.combined.card:card_content")},
     headline=("combined",),
     samples={"combined-judgments": (EvaluateSample(  # with references: every component takes part
         "combined", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],

@@ -22,6 +22,7 @@ from dialeval.core.results import ItemScores
 
 if TYPE_CHECKING:  # annotations only: no import at run time
     import argparse
+    from pathlib import Path
 
     from dialeval.core.scales import Scale
     from dialeval.data import JudgmentItem
@@ -126,21 +127,46 @@ class Benchmark:
 
 
 @dataclass(frozen=True)
-class CardSpec:
-    """What a bundled model's card says beyond its training report (:mod:`dialeval.publish`)."""
+class CardContent:
+    """What a metric's own card function (:attr:`CardSpec.content`) reads from a folder's reports:
+    the card's text below the metadata, its ``model-index`` numbers and the Hub base model."""
 
-    title: str
-    summary: str
-    used_by: str
-    datasets: tuple[str, ...]
-    tags: tuple[str, ...]
-    pipeline_tag: str
-    usage: str  # the card's Python example
+    body: str
+    measured: Sequence[Any] = ()  # dialeval.hub.Measured
+    base_model: str | None = None
+
+
+@dataclass(frozen=True)
+class CardSpec:
+    """What a bundled model's card says beyond its training report. One writer,
+    :func:`dialeval.publish.write_model_card`, writes every card from one of these: the adapter card
+    (title, summary, usage, benchmarks, the full fine-tune it replaces) unless ``content`` gives the
+    metric's own text."""
+
+    title: str = ""
+    summary: str = ""
+    used_by: str = ""
+    datasets: tuple[str, ...] = ()
+    tags: tuple[str, ...] = ()
+    pipeline_tag: str | None = None
+    usage: str = ""  # the card's Python example
     # (dataset, score key, adapter results file, full fine-tune results file) from benchmarks/results
     benchmarks: tuple[tuple[str, str, str, str], ...] = ()
     # the full fine-tune it replaces, as reported in training/README.md and in the benchmark files of
     # commit dialeval.publish.FULL_COMMIT (later runs of the same plain names score the bundled adapters)
     full: Mapping[str, Any] = field(default_factory=dict)
+    # the Hub metadata's library (None: peft for an adapter, transformers for a full fine-tune) and licence
+    library_name: str | None = None
+    license: str = "apache-2.0"
+    # a model that is no adapter (GRADE's heads, SSREM's bilinear map, the combined regression): the
+    # function ("module:function", imported when the card is written, as Benchmark's) that reads its
+    # card text and measured numbers from the folder's reports
+    content: str | None = None
+
+    def content_of(self, folder: Path) -> CardContent:
+        """The card :attr:`content` gives for ``folder``."""
+        module, _, function = (self.content or "").partition(":")
+        return getattr(importlib.import_module(module), function)(folder)
 
 
 @dataclass(frozen=True)

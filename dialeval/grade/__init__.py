@@ -7,6 +7,7 @@ One module per job: :mod:`~dialeval.grade.keywords` (TF-IDF x POS keywords),
 tensors), :mod:`~dialeval.grade.model` (head, loss, checkpoint), :mod:`~dialeval.grade.negatives`
 (training negatives), :mod:`~dialeval.grade.scorer` (scoring from a checkpoint),
 :mod:`~dialeval.grade.runner` (generic items), :mod:`~dialeval.grade.data` (the human judgments),
-:mod:`~dialeval.grade.benchmark` (Tables 1-3), :mod:`~dialeval.grade.scales` and
-:mod:`~dialeval.grade.spec` (the metric's declaration).
+:mod:`~dialeval.grade.benchmark` (Tables 1-3), :mod:`~dialeval.grade.training` (the training run of
+``training/grade.py``; scoring never imports it), :mod:`~dialeval.grade.card` (the bundled folder's
+card), :mod:`~dialeval.grade.scales` and :mod:`~dialeval.grade.spec` (the metric's declaration).
 """

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dialeval.core.spec import (
-    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
-    MetricSpec, PaperCell,
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice, EvaluateSample,
+    Job, MetricSpec, PaperCell,
 )
 from dialeval.grade import scales
 from dialeval.grade.runner import run_grade
@@ -51,6 +51,9 @@ SPEC = MetricSpec(
     samples={"grade-dailydialog": (EvaluateSample(
         "grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
         "model", "grade_scores"),)},
+    cards={"grade-dailydialog": CardSpec(
+        datasets=("li2017dailydialog/daily_dialog",), tags=("grade", "dialogue-evaluation"), library_name="pytorch",
+        license="cc-by-nc-sa-4.0", content="dialeval.grade.card:card_content")},
     demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
                      refers_to=(("", "response given the context"),), needs=("context",)),),
     behaviour=Behaviour(

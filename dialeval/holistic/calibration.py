@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from pathlib import Path
 from typing import Any, Sequence
 
 from dialeval.holistic.scorer import KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs
@@ -42,6 +43,21 @@ def calibration_cutoffs(scorer: Any, pairs: Sequence[tuple[str, str]],
         logprobs = scorer.logprobs(aspect, responses, queries)
         for reduction in REDUCTIONS:
             cutoffs[cutoff_key(aspect, reduction)] = percentile_cutoff(reduce_logprobs(logprobs, reduction))
+    return cutoffs
+
+
+def write_model_cutoffs(model: Any, tokenizer: Any, output: Path, n_pairs: int = N_PAIRS) -> dict[str, float]:
+    """Store the 5th-percentile cutoffs of raw coherence and fluency (both reductions, mean and sum)
+    on DailyDialog validation pairs beside a trained checkpoint (``training/finetune_lm.py --preset
+    dailydialog``), so that any number of items is normalised the same way (``cutoff="model"``, the
+    default of the holistic metric)."""
+    from dialeval.holistic.scorer import CUTOFFS_FILE, LikelihoodScorer
+
+    pairs = validation_pairs(n_pairs)
+    cutoffs = calibration_cutoffs(LikelihoodScorer((model.eval(), tokenizer)), pairs)
+    (output / CUTOFFS_FILE).write_text(json.dumps({
+        "cutoffs": cutoffs, "source": f"5th percentile over {len(pairs)} DailyDialog validation pairs (random.Random(0))",
+    }, indent=1))
     return cutoffs
 
 

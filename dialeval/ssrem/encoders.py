@@ -1,0 +1,77 @@
+"""SSREM's utterance encoders ``v(.)``: the (centred) average word vector, or frozen MiniLM-L6."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from dialeval.core.encoders import minilm_dir
+from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
+from dialeval.core.text import tokenize
+
+CENTERED = "-centered"  # suffix of a centred word-average encoder's name
+MINILM = "minilm-l6"
+
+
+class WordAverageEncoder:
+    """``v(text)``: the mean word vector of the text's in-vocabulary tokens, minus ``center`` when
+    one is given (0 when there is no such token, centred or not)."""
+
+    def __init__(self, vectors: WordVectors, name: str, center: Sequence[float] | None = None):
+        self.vectors, self.dim = vectors, vectors.dim
+        self.center = None if center is None else np.asarray(center, dtype=np.float32)
+        if self.center is not None and self.center.shape != (self.dim,):
+            raise ValueError(f"center has shape {self.center.shape}, the word vectors {self.dim} dims")
+        self.name = name + CENTERED if self.center is not None else name
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for i, text in enumerate(texts):
+            found = self.vectors.lookup(tokenize(text))
+            if len(found):
+                out[i] = found.mean(0) - (self.center if self.center is not None else 0.0)
+        return out
+
+
+class MiniLMEncoder:
+    """``v(text)``: the MiniLM-L6 sentence embedding (mean over tokens, L2-normalised), frozen."""
+
+    def __init__(self, folder: str | os.PathLike | None = None, device: str | None = None, batch_size: int = 64,
+                 max_length: int = 128):
+        from transformers import AutoModel, AutoTokenizer
+
+        folder = Path(folder) if folder else minilm_dir()
+        self.device = device or "cpu"
+        self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
+        self.model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device).eval()
+        self.name, self.dim = MINILM, int(self.model.config.hidden_size)
+        self.batch_size, self.max_length = batch_size, max_length
+
+    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+        import torch
+        from tqdm.auto import tqdm
+
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths, less padding
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        starts = range(0, len(order), self.batch_size)
+        for start in tqdm(starts, disable=not progress, desc="MiniLM"):
+            idx = order[start : start + self.batch_size]
+            batch = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                   max_length=self.max_length, return_tensors="pt").to(self.device)
+            with torch.no_grad():
+                hidden = self.model(**batch).last_hidden_state
+            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+        return out
+
+
+def make_encoder(name: str | None, device: str | None = None, center: Sequence[float] | None = None):
+    """``"minilm-l6"`` -> :class:`MiniLMEncoder`; ``None`` / ``"glove-6b-50d"`` / a word-vector file ->
+    :class:`WordAverageEncoder` (centred on ``center`` when given)."""
+    if name == MINILM:
+        return MiniLMEncoder(device=device)
+    return WordAverageEncoder(load_word_vectors(name), name or GLOVE_NAME, center)

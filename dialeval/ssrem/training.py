@@ -1,0 +1,178 @@
+"""Training SSREM's ``f(c, r) = v(c)^T M v(r)`` (Bak & Oh 2020, Section 3.3): the run behind
+``training/ssrem.py`` (which only parses its options; see its docstring for the method and the
+command lines).
+
+Every utterance and context of the training split is encoded once with the frozen ``v(.)`` (cached
+under ``$DIALEVAL_CACHE/ssrem``), so only ``M`` trains: per batch of (context, true response) pairs
+a candidate set from :class:`dialeval.ssrem.negatives.NegativeSampler` and :func:`candidate_loss`.
+After training, the min-max constants of ``f`` and ``g`` go into ``config.json`` and the held-out
+comparison (:func:`dialeval.ssrem.heldout.heldout_negatives`) into the report.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import itertools
+import json
+import random
+import time
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+import torch
+
+from dialeval.core.resources import cache_dir
+from dialeval.core.training import STATE_FILE, load_state, run_steps
+from dialeval.hub import HUB_ROOT
+from dialeval.ssrem.checkpoint import ABLATION, WEIGHTS_FILE, bilinear_module, load_module, save_model
+from dialeval.ssrem.corpus import SPLIT_SEED, load_corpus, split_corpus, split_of
+from dialeval.ssrem.encoders import WordAverageEncoder, make_encoder
+from dialeval.ssrem.heldout import heldout_negatives
+from dialeval.ssrem.mover import MOVER_MODES
+from dialeval.ssrem.negatives import NegativeSampler
+from dialeval.ssrem.scorer import SSREMScorer
+
+BUNDLED = HUB_ROOT / "ssrem-chitchat"
+
+
+def candidate_loss(scores):
+    """Section 3.3: ``-log softmax(f(c, candidates))`` of the true candidate (column 0), batch mean."""
+    import torch
+
+    return -torch.log_softmax(scores, dim=1)[:, 0].mean()
+
+
+def default_output(negatives: str) -> Path:
+    """The bundled folder of SSREM (``negatives="speaker"``) or of its RSREM ablation."""
+    return BUNDLED if negatives == "speaker" else BUNDLED / ABLATION
+
+
+def encode_cached(encoder, texts: list[str], what: str) -> np.ndarray:
+    """``encoder.encode(texts)``, cached by encoder and content (MiniLM takes minutes on one CPU)."""
+    key = hashlib.sha256("\n".join([encoder.name, what, *texts]).encode()).hexdigest()[:16]
+    path = cache_dir() / "ssrem" / f"{encoder.name}-{what}-{key}.npy"
+    if path.is_file():
+        return np.load(path)
+    vectors = encoder.encode(texts, progress=len(texts) > 1000)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.save(path, vectors)
+    return vectors
+
+
+def batches(n: int, batch_size: int, seed: int) -> Iterator[list[int]]:
+    """Endless batches of pair indices, reshuffled every epoch (seeded, so a resumed run can skip)."""
+    for epoch in itertools.count():
+        order = list(range(n))
+        random.Random(f"{seed}-{epoch}").shuffle(order)
+        yield from (order[i : i + batch_size] for i in range(0, n - batch_size + 1, batch_size))
+
+
+def percentiles(values: Sequence[float]) -> list[float]:
+    """The 1st and 99th percentiles of ``values``."""
+    return [float(np.percentile(values, 1)), float(np.percentile(values, 99))]
+
+
+def minmax_constants(scorer: SSREMScorer, conversations: list, limit: int, per_type: int,
+                     min_tokens: int = 0) -> dict:
+    """1st / 99th percentiles of ``f`` over validation candidates (true + negatives) and of ``g``
+    (each mover mode) between every negative and its true response."""
+    sampler = NegativeSampler(conversations, min_tokens)
+    splits = [split_of(c) for c in conversations]
+    targets = [t for t in sampler.responses() if splits[sampler.utterances[t].conversation] == "validation"]
+    random.Random("ssrem-minmax").shuffle(targets)
+    contexts, responses, negatives, truths = [], [], [], []
+    for t in targets[:limit]:
+        ids, _ = sampler.candidates(t, per_type, "speaker", random.Random(f"minmax-{t}"))
+        context = sampler.context(t, scorer.context_turns)
+        contexts += [context] * len(ids)
+        responses += [sampler.utterances[i].text for i in ids]
+        negatives += [sampler.utterances[i].text for i in ids[1:]]
+        truths += [[sampler.utterances[t].text]] * (len(ids) - 1)
+    f = scorer.f(contexts, responses)
+    g = {mode: percentiles(scorer.g(negatives, truths, mode)) for mode in MOVER_MODES}
+    return {"f": percentiles(f), "g": g, "pairs": min(limit, len(targets)), "split": "validation",
+            "statistic": "1st and 99th percentiles"}
+
+
+def train(args: argparse.Namespace, output: Path) -> dict:
+    """One training run as ``training/ssrem.py`` parses its options: ``M`` trained with the candidate
+    loss, then the min-max constants and the held-out comparison; returns the training report."""
+    started = time.time()
+    conversations = load_corpus(args.corpus)
+    if args.tiny or args.max_conversations:
+        conversations = conversations[: 60 if args.tiny else args.max_conversations]
+    train_convs = split_corpus(conversations)["train"]
+    sampler = NegativeSampler(train_convs, args.min_tokens)
+    targets = sampler.responses()
+    if len(targets) < args.batch_size:
+        raise ValueError(f"{args.corpus}: {len(targets)} training pairs, fewer than --batch-size {args.batch_size}")
+    encoder = make_encoder(args.encoder, args.device)
+    texts = [u.text for u in sampler.utterances]
+    U = torch.from_numpy(encode_cached(encoder, texts, "utterances"))
+    C = torch.from_numpy(encode_cached(
+        encoder, [" ".join(sampler.context(t, args.context_turns)) for t in targets], f"contexts{args.context_turns}"))
+    center = None
+    if args.center and isinstance(encoder, WordAverageEncoder):  # v - mean v over training utterances
+        known = U.abs().sum(1) > 0
+        center = [round(float(x), 7) for x in U[known].double().mean(0)]  # as stored in config.json
+        shift = torch.tensor(center, dtype=U.dtype)
+        U = torch.where(known[:, None], U - shift, U)
+        C = torch.where((C.abs().sum(1) > 0)[:, None], C - shift, C)
+
+    module = load_module(output) if args.resume and (output / WEIGHTS_FILE).is_file() \
+        else bilinear_module(encoder.dim)
+    config = {"architecture": "ssrem-bilinear", "encoder": args.encoder, "dim": encoder.dim,
+              "context_turns": args.context_turns, "negatives": args.negatives, "per_type": args.per_type,
+              "min_tokens": args.min_tokens, "corpus": args.corpus, "split_seed": SPLIT_SEED}
+    if center is not None:
+        config["center"] = center
+    state = load_state(output, args.resume, args, lambda: {
+        "corpus": {"conversations": len(conversations), "train_conversations": len(train_convs),
+                   "train_pairs": len(targets), "speakers": len({u.speaker for u in sampler.utterances})},
+        "drawn_types": {},
+    })
+    print(f"{len(targets)} training pairs from {len(train_convs)} conversations; encoder {encoder.name} "
+          f"({encoder.dim}-d); negatives {args.negatives}", flush=True)
+
+    plan = itertools.islice(batches(len(targets), args.batch_size, args.seed), state["step"], None)
+
+    def step_loss(step: int) -> torch.Tensor:
+        rng = random.Random(f"{args.seed}-step-{step}")
+        rows, counts = [], state["drawn_types"]
+        for k in next(plan):
+            ids, types = sampler.candidates(targets[k], args.per_type, args.negatives, rng)
+            rows.append((k, ids))
+            for t in types[1:]:
+                counts[t] = counts.get(t, 0) + 1
+        c = C[[k for k, _ in rows]]
+        r = U[torch.tensor([ids for _, ids in rows])]
+        return candidate_loss(module(c, r))
+
+    def save() -> None:
+        save_model(output, module, config)
+        (output / STATE_FILE).write_text(json.dumps(state, indent=1))
+
+    run_steps(module, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
+              minutes=args.minutes, save_every=args.save_every)
+    save()
+
+    scorer = SSREMScorer(output, device=args.device)
+    config["minmax"] = minmax_constants(scorer, conversations, 60 if args.tiny else args.minmax_pairs, args.per_type,
+                                        args.min_tokens)
+    save()
+    scorer = SSREMScorer(output, device=args.device)
+    state["heldout"] = heldout_negatives(scorer, conversations, "test",
+                                               limit=40 if args.tiny else args.heldout_pairs)
+    state["wall_minutes"] = round(state.get("wall_minutes", 0.0) + (time.time() - started) / 60, 2)
+    save()
+    return state
+
+
+def report_line(state: dict) -> str:
+    """One line of the report's held-out numbers."""
+    held = state["heldout"]
+    f = ", ".join(f"{k} {v['mean']:.3f}" for k, v in held["f"].items())
+    wins = ", ".join(f"{k} {v['mean']:.3f}" for k, v in held["win_rate"].items())
+    return f"held-out {held['pairs']} pairs: mean f {f}; P(f(true) > f(neg)) {wins}"
