@@ -85,6 +85,8 @@ ECHO = "do you like reading books"  # the last turn again (issue 32: the echo fl
     ("holistic", "coherence", {"queries": [CONTEXT[0]] * 2}, ["coherence", "coherence_raw"]),
     ("fed", None, {}, ["turn_overall", "turn_relevant", "turn_fluent"]),
     ("full", None, {"contexts": [CONTEXT] * 2}, ["full"]),
+    ("ssrem", None, {"contexts": [CONTEXT] * 2, "references": ["I read novels every week."] * 2},
+     ["ssrem", "ssrem_f", "ssrem_g"]),
 ])
 def test_metrics_that_read_the_context_flag_an_echo(metric, config, inputs, scores):
     """An echo of the last turn gets the worst value of every sub-score (the policy), not its score."""

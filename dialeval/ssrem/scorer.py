@@ -48,7 +48,7 @@ from typing import Any, Sequence
 
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.resources import GLOVE_NAME, load_word_vectors
-from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
+from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_reference_lists, check_texts, tokenize
 from dialeval.ssrem.checkpoint import (  # noqa: F401  (re-exported: the scorer's public names)
@@ -150,14 +150,14 @@ class SSREMScorer:
         """``ssrem`` (h), ``ssrem_f`` (f, unbounded) and ``ssrem_g`` (g, in [0, 1]) per item and their
         means, the min-max constants used (``ssrem_f_min`` ...), per-item ``flags`` and the signature.
 
-        Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``no_words``, ``repetitive``)
-        and responses made mostly of words outside the word vectors (``unknown_words``; they used to
+        Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``no_words``, ``repetitive``,
+        ``echo`` of a context turn) and responses made mostly of words outside the word vectors (``unknown_words``; they used to
         get 0.25) are not encoded, get the worst values (h 0, f its floor, g 0) and are left out of a
         ``"set"`` scaling's min-max."""
         check_choice("scaling", scaling, SCALINGS)
         check_choice("mover", mover, MOVER_MODES)
         contexts, responses, references = check_inputs(contexts, responses, references)
-        flags = [response_flags(r) or self._unknown(r) for r in responses]
+        flags = [reply_flags(c, r) or self._unknown(r) for c, r in zip(contexts, responses)]
         kept = [i for i, flagged in enumerate(flags) if not flagged]
         f, g = [math.nan] * len(responses), [math.nan] * len(responses)
         if kept:
