@@ -65,6 +65,9 @@ def test_floors_as_missing_leaves_out_floor_values_of_flagged_items_only():
     scales = {"s": Scale(0.0, 1.0, True, False, ""), "raw": Scale(None, None, True, True, "", floor=-10.0)}
     out = floors_as_missing({"s": [0.0, 0.8], "raw": [-10.0, -10.0]}, [["empty"], []], scales)
     assert out["s"] == [0.0, 0.8] and math.isnan(out["raw"][0]) and out["raw"][1] == -10.0
+    # a flag set by another sub-score of the same runner (holistic: coherence's echo) leaves a real value in
+    out = floors_as_missing({"raw": [-3.5, -10.0]}, [["echo"], ["echo"]], scales)
+    assert out["raw"][0] == -3.5 and math.isnan(out["raw"][1])
 
 
 def test_unknown_words_needs_two_words_mostly_outside_the_known_ones():

@@ -178,10 +178,13 @@ def floors_as_missing(per_item: Mapping[str, Sequence[float]], flags: Sequence[S
     """``per_item`` for a correlation with human ratings: a flagged item's value on a sub-score whose
     worst value is a declared floor (an arbitrary constant far below every real score, which would
     dominate a Pearson correlation) becomes NaN, left out as before the floors existed; a bound
-    (GRADE's 0) is a real point of its scale and is kept. Means and comparisons use the floors."""
+    (GRADE's 0) is a real point of its scale and is kept. Only a value at the floor is left out: a
+    runner's flags are the union over its sub-scores (holistic's coherence flags an ``echo``, its
+    fluency scores the same reply), and a sub-score that scored a flagged item keeps its value.
+    Means and comparisons use the floors."""
     out = {}
     for name, values in per_item.items():
         scale = scales.get(name)
-        by_floor = scale is not None and scale.floor is not None
-        out[name] = [math.nan if by_floor and f else v for v, f in zip(values, flags)]
+        floor = scale.floor if scale is not None else None
+        out[name] = [math.nan if floor is not None and f and v == floor else v for v, f in zip(values, flags)]
     return out
