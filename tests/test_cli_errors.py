@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from dialeval import runners
+from dialeval.scoring import runners
 from dialeval.cli import main
 
 ITEMS = [{"context": ["Hi"], "response": "Hello there, nice to see you.", "references": ["Hi!"]},
@@ -78,7 +78,7 @@ def test_every_output_location_is_checked_before_scoring(tmp_path, capsys, monke
     def no_grid(*args, **kwargs):
         raise AssertionError("scored before the output folder was checked")
 
-    monkeypatch.setattr("dialeval.benchmark.grid.run_grid", no_grid)
+    monkeypatch.setattr("dialeval.metaeval.grid.run_grid", no_grid)
     source = write_items(tmp_path / "in.jsonl")
     commands = {
         "benchmark --all": ["benchmark", "--all", "--output-dir", str(source)],

@@ -1,4 +1,4 @@
-"""dialeval.core.significance: exact values on hand examples, a plain reference loop for the vectorised
+"""dialeval.stats.paired: exact values on hand examples, a plain reference loop for the vectorised
 path, size and power of both paired tests, Holm/Bonferroni, ranking with ties, human agreement."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 from dialeval.core import significance
-from dialeval.core.significance import adjust_p_values, compare, human_agreement
+from dialeval.stats.paired import adjust_p_values, compare, human_agreement
 
 
 def _reference(systems, *, n_resamples, n_permutations, seed, confidence=0.95):

@@ -35,7 +35,7 @@ from dialeval.combined.features import FEATURES, feature_table, pattern
 from dialeval.combined.model import RIDGE, CombinedModel, LinearModel, fit_linear
 from dialeval.combined.runner import component_scores, model_of
 from dialeval.core.tables import fmt, format_table
-from dialeval.judgments import load_judgments, sets as judgment_sets
+from dialeval.data.judgments import load_judgments, sets as judgment_sets
 
 ROOT = Path(__file__).resolve().parents[1]
 OUTPUT = ROOT / "hub" / "combined-judgments"
@@ -141,7 +141,7 @@ def write_card(folder: Path) -> Path:
     :data:`LOSO_RESULTS` when it was measured for these weights) and :func:`card_body`."""
     import json
 
-    from dialeval.hub import Measured, content_hash, write_card as hub_write_card
+    from dialeval.models.hub import Measured, content_hash, write_card as hub_write_card
 
     bundle = CombinedModel.load(folder)
     results = json.loads(LOSO_RESULTS.read_text()) if LOSO_RESULTS.is_file() else None

@@ -39,7 +39,8 @@ from pathlib import Path
 
 import torch
 
-from dialeval import corpora, hub
+from dialeval.data import corpora
+from dialeval.models import hub
 from dialeval.core.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
 from dialeval.models import models_dir
 from dialeval.core.training import (

@@ -100,9 +100,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from dialeval.corpora import dailydialog
+from dialeval.data.corpora import dailydialog
 from dialeval.data import data_file
-from dialeval.shipped import CHECKOUT_ROOT
+from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.core.encoders import MPNET
 from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder, dual_features
 from dialeval.grade.features import GraphFeaturizer, PairGraph
@@ -370,7 +370,7 @@ class Trainee(nn.Module):
         self.head.save(output)
         if self.pair_encoder is None:
             return
-        from dialeval import hub
+        from dialeval.models import hub
         from dialeval.core.training import save_adapter
 
         folder = output / encoder_adapter_dir(self.head.use_graph)
@@ -441,7 +441,7 @@ def lora_config(args: argparse.Namespace) -> Any:
 
 def encoder_base(name: str) -> tuple[str, dict[str, str]]:
     """``(Hub id, pinned packages)`` of the encoder an adapter is trained over, for its base record."""
-    from dialeval import hub
+    from dialeval.models import hub
     from dialeval.core.nli import PYPI_ENCODERS
 
     if name in PYPI_ENCODERS:
@@ -607,7 +607,7 @@ CARD_SETS = ("convai2", "dailydialog", "empathetic")
 def write_card(output: Path, state: dict) -> Path:
     """The model card (:func:`dialeval.hub.write_card`): training summary, held-out accuracy and, when
     ``benchmarks/results/grade-<set>.json`` exist, the mean Pearson / Spearman over dialogue models."""
-    from dialeval.hub import Measured, write_card as hub_write_card
+    from dialeval.models.hub import Measured, write_card as hub_write_card
     from dialeval.core.tables import fmt
 
     measured, rows, verdicts = [], [], []

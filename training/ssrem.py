@@ -49,7 +49,7 @@ import numpy as np
 import torch
 
 from dialeval.ssrem import scorer as ssrem
-from dialeval.hub import HUB_ROOT, Measured, write_card
+from dialeval.models.hub import HUB_ROOT, Measured, write_card
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE, add_loop_arguments, load_state, prepare_run, run_steps
 

@@ -143,12 +143,12 @@ def load_causal_lm(
     first use and saved under ``models_dir()``. A folder holding a peft adapter
     (``adapter_config.json``) loads its base as recorded in ``dialeval_base.json`` (the local SmolLM2
     for :data:`LOCAL_LM_HUB_ID` / :data:`LOCAL_LM`), checks the base's tensor hash
-    (:class:`dialeval.hub.BaseMismatchError` when it differs) and merges the adapter into it. The
-    model carries ``dialeval_weights_id`` (:func:`dialeval.hub.weights_id`) for result signatures.
+    (:class:`dialeval.models.hub.BaseMismatchError` when it differs) and merges the adapter into it. The
+    model carries ``dialeval_weights_id`` (:func:`dialeval.models.hub.weights_id`) for result signatures.
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    from dialeval import hub
+    from dialeval.models import hub
 
     if str(name_or_path) in LOCAL_BUILDS and not (models_dir() / str(name_or_path)).is_dir():
         LOCAL_BUILDS[str(name_or_path)]()
@@ -186,7 +186,7 @@ def causal_lm_and_name(
     """``(model, tokenizer, name)`` from a name/path (loaded by :func:`load_causal_lm`, which loads
     an encoder-decoder checkpoint as one when ``encoder_decoder=True``) or from a
     ready ``(model, tokenizer)`` pair; ``name`` is what result signatures report: the weights id
-    ``<name>@<content hash>`` for local weights (:func:`dialeval.hub.weights_id`), the Hub id or the
+    ``<name>@<content hash>`` for local weights (:func:`dialeval.models.hub.weights_id`), the Hub id or the
     model's ``name_or_path`` otherwise."""
     if isinstance(model, tuple):
         lm, tokenizer = model

@@ -54,7 +54,7 @@ from typing import Any, Callable, Iterable, Sequence
 import numpy as np
 
 from dialeval.core.encoders import minilm_dir
-from dialeval.corpora import Turn
+from dialeval.data.corpora import Turn
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
 from dialeval.core.degenerate import apply_policy, response_flags, unknown_words
@@ -115,10 +115,10 @@ def read_conversations(path: str | os.PathLike) -> list[list[Turn]]:
 
 
 def load_corpus(name: str) -> list[list[Turn]]:
-    """``"chitchat"`` (PyPI ``chitchat-dataset``, :func:`dialeval.corpora.chitchat`) or a JSONL file
+    """``"chitchat"`` (PyPI ``chitchat-dataset``, :func:`dialeval.data.corpora.chitchat`) or a JSONL file
     for :func:`read_conversations`."""
     if name == "chitchat":
-        from dialeval.corpora import chitchat
+        from dialeval.data.corpora import chitchat
 
         return chitchat()
     if not Path(name).is_file():
@@ -463,7 +463,7 @@ def combine(f: Sequence[float], g: Sequence[float], f_range: tuple[float, float]
 
 def resolve_folder(model: str | os.PathLike) -> Path:
     """A checkpoint folder: a directory, or ``dialeval/<name>`` bundled under ``hub/``."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
 
     if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
         raise ValueError(f"model must be a folder or 'dialeval/<name>', got {model!r}")
@@ -481,7 +481,7 @@ def resolve_folder(model: str | os.PathLike) -> Path:
 
 def default_ablation() -> Path | None:
     """The bundled RSREM folder (``hub/ssrem-chitchat/ablation-rsrem``), ``None`` if not built."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
 
     folder = bundled_dir(DEFAULT_MODEL)
     return folder / ABLATION if folder and (folder / ABLATION / CONFIG_FILE).is_file() else None
@@ -518,7 +518,7 @@ class SSREMScorer:
 
     def __init__(self, model: str | os.PathLike = DEFAULT_MODEL, word_vectors: str | None = None,
                  device: str | None = None):
-        from dialeval.hub import weights_id
+        from dialeval.models.hub import weights_id
 
         self.folder = resolve_folder(model)
         self.config = json.loads((self.folder / CONFIG_FILE).read_text())

@@ -5,7 +5,7 @@ The scoring endpoint is /compute (gradio_client).
 """
 
 import evaluate
-from dialeval.widget import launch_widget
+from dialeval.modules.widget import launch_widget
 
 module = evaluate.load("dialeval/fed")
 launch_widget(module)
