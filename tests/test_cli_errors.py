@@ -148,7 +148,7 @@ def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
         raise OSError(30, "Read-only file system", str(tmp_path / "out.jsonl"))
 
     source = write_items(tmp_path / "in.jsonl")
-    monkeypatch.setattr("dialeval.cli.write_meta", read_only)
+    monkeypatch.setattr("dialeval.cli.score.write_meta", read_only)
     assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"
 
