@@ -11,7 +11,7 @@ import pytest
 
 from dialeval import compare
 from dialeval.cli import main
-from dialeval.core import significance
+from dialeval.stats import paired as significance
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_A = ROOT / "examples" / "chatbot_a.jsonl"
