@@ -1,4 +1,10 @@
-"""Correlation of dialeval metrics with human judgment (``dialeval benchmark``).
+"""Meta-evaluation: how well the metrics agree with people.
+
+* here, :func:`run_benchmark`: correlation of one metric with human judgment on one set
+  (``dialeval benchmark``), with :mod:`~dialeval.metaeval.common` for generic JSON-lines sets;
+* :mod:`~dialeval.metaeval.grid`: every metric on every human-judgment set (``dialeval benchmark --all``);
+* :mod:`~dialeval.metaeval.length`: the sub-scores' correlations with reply length and degenerate replies;
+* :mod:`~dialeval.metaeval.behaviour`: the behavioural suite (``dialeval behaviour``).
 
 Named data sets have their own table layout (the paper's), declared by the metric benchmarked on
 them (``MetricSpec.benchmarks``, read through :mod:`dialeval.registry`; a metric may declare one on a
