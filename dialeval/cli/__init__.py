@@ -76,6 +76,7 @@ def commands() -> list[Command]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The ``dialeval`` parser: one sub-command per :func:`commands` entry."""
     parser = argparse.ArgumentParser(prog="dialeval", description=__doc__.split("\n")[0])
     sub = parser.add_subparsers(dest="command", required=True)
     for command in commands():
@@ -86,6 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``dialeval`` command line; the exit status (2: an input error, 130: interrupted)."""
     from dialeval.core.quiet import quiet_third_party
 
     quiet_third_party()

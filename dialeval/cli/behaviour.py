@@ -33,6 +33,7 @@ def cmd_behaviour(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval behaviour``."""
     p.add_argument("--metric", action="append", required=True, choices=sorted(RUNNERS),
                    help="run the suite on this metric (repeat for several)")
     p.add_argument("--dataset", metavar="FILE.jsonl",

@@ -16,6 +16,7 @@ from dialeval.scoring.runners import RUNNERS
 
 
 def cmd_benchmark(args: argparse.Namespace) -> int:
+    """Run ``dialeval benchmark``; the exit status."""
     from dialeval.metaeval import run_benchmark
 
     if args.all:
@@ -60,6 +61,7 @@ def _benchmark_all(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval benchmark``."""
     p.add_argument("--metric", choices=sorted(RUNNERS))
     p.add_argument("--dataset", help="a named data set or a JSONL file")
     with_aspects = [spec for spec in registry.specs() if spec.aspects]

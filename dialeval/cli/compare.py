@@ -12,6 +12,7 @@ from dialeval.scoring.runners import RUNNERS
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
+    """Run ``dialeval compare``; the exit status."""
     from dialeval import compare
 
     for given in (args.save, args.markdown, args.plot):
@@ -39,6 +40,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval compare``."""
     from dialeval.stats.results import CORRECTIONS, TESTS
 
     p.add_argument("systems", nargs="+", metavar="SYSTEM.jsonl",

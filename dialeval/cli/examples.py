@@ -19,6 +19,7 @@ EXAMPLES = shipped_dir("examples") / "dialogues.jsonl"
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
+    """Run ``dialeval examples``; the exit status."""
     from dialeval.models import ModelNotFoundError
 
     items, _, _ = read_items(args.input)
@@ -58,6 +59,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval examples``."""
     p.add_argument("--input", type=Path, default=EXAMPLES)
     p.add_argument("--metrics", nargs="*", choices=sorted(RUNNERS), help="a subset of the metrics")
     p.add_argument("--json", action="store_true")

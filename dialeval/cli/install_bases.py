@@ -10,6 +10,7 @@ from dialeval.core.spec import Command
 
 
 def cmd_install_bases(args: argparse.Namespace) -> int:
+    """Run ``dialeval install-bases``; the exit status."""
     from dialeval.core import bases
 
     try:
@@ -22,6 +23,7 @@ def cmd_install_bases(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval install-bases``."""
     from dialeval.core.bases import BASES, DEFAULT_BASES
 
     p.add_argument("bases", nargs="*", metavar="BASE",

@@ -11,6 +11,7 @@ from dialeval.scoring.sharding import merge_shards
 
 
 def cmd_merge(args: argparse.Namespace) -> int:
+    """Run ``dialeval merge``; the exit status."""
     output = check_output_path(args.output, args.shards)
     check_output_path(meta_path(output), args.shards)
     total = merge_shards(args.output, args.shards or None)
@@ -19,6 +20,7 @@ def cmd_merge(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval merge``."""
     p.add_argument("--output", required=True, help="the OUT.jsonl whose OUT.shard-I-of-N.jsonl files to join")
     p.add_argument("shards", nargs="*", help="shard files (default: every OUT.shard-*-of-*.jsonl)")
 

@@ -9,12 +9,14 @@ from dialeval.core.spec import Command
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval publish``."""
     from dialeval import publish
 
     publish.add_arguments(p)
 
 
 def cmd_publish(args: argparse.Namespace) -> int:
+    """Run ``dialeval publish``; the exit status."""
     from dialeval import publish
 
     return publish.run(args)

@@ -8,6 +8,7 @@ from dialeval.core.spec import Command
 
 
 def cmd_register(args: argparse.Namespace) -> int:
+    """Run ``dialeval register``; the exit status."""
     from dialeval.modules import register
     from dialeval.core.resources import prepare_wordnet
 
@@ -18,7 +19,7 @@ def cmd_register(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    """No arguments."""
+    """``dialeval register`` takes no arguments."""
 
 
 COMMAND = Command("register", "register the evaluate modules for offline evaluate.load", add_arguments, cmd_register)

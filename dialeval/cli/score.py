@@ -110,6 +110,7 @@ def _warn_save_every(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
+    """Run ``dialeval score``; the exit status."""
     from tqdm.auto import tqdm
 
     from dialeval.core.options import check_number
@@ -161,6 +162,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
+    """The arguments of ``dialeval score``."""
     p.add_argument("--metric", required=True, choices=sorted(RUNNERS))
     p.add_argument("--input", required=True)
     p.add_argument("--output", required=True,
