@@ -45,6 +45,8 @@ MOVED = {
 
 def new_path(name: str) -> str | None:
     """The new path of the moved module ``name`` (or of a sub-module of a moved package), else ``None``."""
+    if not name.startswith("dialeval."):
+        return None
     for old, new in MOVED.items():
         if name == old or name.startswith(old + "."):
             return new + name[len(old):]
