@@ -1,10 +1,10 @@
 """Build configuration beyond setup.cfg: the wheel carries the evaluate modules (``metrics/``), the
 bundled model folders (``hub/``) and the example dialogues (``examples/``) as package data under
-``dialeval/_shipped/``, where :mod:`dialeval.shipped` finds them when there is no checkout."""
+``dialeval/_shipped/``, where :mod:`dialeval.models.shipped` finds them when there is no checkout."""
 
 from setuptools import find_packages, setup
 
-SHIPPED_FOLDERS = ("metrics", "hub", "examples")  # = dialeval.shipped.SHIPPED_FOLDERS
+SHIPPED_FOLDERS = ("metrics", "hub", "examples")  # = dialeval.models.shipped.SHIPPED_FOLDERS
 
 shipped_packages = {f"dialeval._shipped.{folder}": folder for folder in SHIPPED_FOLDERS}
 

@@ -3,7 +3,7 @@ and .json.
 
     python benchmarks/behaviour.py ssrem=200 holistic=100 grade=100 fed=50 combined=50
 
-Each ``metric=N`` runs :func:`dialeval.behaviour.behaviour` on the first ``N`` DailyDialog test
+Each ``metric=N`` runs :func:`dialeval.metaeval.behaviour.behaviour` on the first ``N`` DailyDialog test
 contexts of seed 0 (a smaller N is a prefix of a larger one); scores come from the score cache when
 an earlier run stored them, so the file can be rewritten from cache alone. Different N per metric
 are named in the table's N column.
@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialeval.behaviour import behaviour, markdown, to_json
+from dialeval.metaeval.behaviour import behaviour, markdown, to_json
 
 RESULTS = Path(__file__).resolve().parent / "results"
 

@@ -7,7 +7,7 @@ reply's likelihood owes to itself:
     PMI(r; q) = log P(r | q) - log P(r) = coherence_raw - fluency_raw     (both summed over r's tokens)
 
 measured here, not offered as an option of the metric: the bundled LM scores the suite's real
-replies and their context-relevance kinds and meaning controls (:mod:`dialeval.behaviour`) with
+replies and their context-relevance kinds and meaning controls (:mod:`dialeval.metaeval.behaviour`) with
 ``reduction="sum"`` (a fixed cutoff, since only the raw values are read), through the score cache,
 
     python benchmarks/behaviour_pmi.py --n 100     # writes benchmarks/results/behaviour-pmi.md/.json
@@ -21,11 +21,11 @@ import math
 from dataclasses import asdict
 from pathlib import Path
 
-from dialeval.behaviour.cases import dailydialog_cases
-from dialeval.behaviour.checks import check_control, check_kind
-from dialeval.behaviour.kinds import build
-from dialeval.behaviour.report import control_cell, kind_cell
-from dialeval.behaviour.suite import REAL, score_replies
+from dialeval.metaeval.behaviour.cases import dailydialog_cases
+from dialeval.metaeval.behaviour.checks import check_control, check_kind
+from dialeval.metaeval.behaviour.kinds import build
+from dialeval.metaeval.behaviour.report import control_cell, kind_cell
+from dialeval.metaeval.behaviour.suite import REAL, score_replies
 from dialeval.core.spec import MEANING_CONTROLS, RELEVANCE_KINDS
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -61,7 +61,7 @@ def main() -> None:
             f"PMI(r; q) = log P(r | q) - log P(r) = coherence_raw - fluency_raw, both summed over the reply's tokens "
             f"(`python benchmarks/behaviour_pmi.py --n {args.n}`; the share of contexts where the real reply scores "
             "strictly higher, pass at >= 0.90; controls: standardized mean change, pass within +-0.5; "
-            "dialeval.behaviour).\n\n"
+            "dialeval.metaeval.behaviour).\n\n"
             f"{table}\n\nSignature: `{' / '.join(signatures)}`\n")
     args.output.with_suffix(".md").write_text(text, encoding="utf-8")
     args.output.with_suffix(".json").write_text(json.dumps({"n": args.n, "options": OPTIONS, "signatures": signatures,

@@ -21,9 +21,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dialeval.benchmark.grid import JOBS  # noqa: E402
-from dialeval.judgments import SETS, load_judgments  # noqa: E402
-from dialeval.runners import get_runner  # noqa: E402
+from dialeval.metaeval.grid import JOBS  # noqa: E402
+from dialeval.data.judgments import SETS, load_judgments  # noqa: E402
+from dialeval.scoring.runners import get_runner  # noqa: E402
 from dialeval.core.tables import format_table  # noqa: E402
 
 

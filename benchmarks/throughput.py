@@ -41,8 +41,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
-from dialeval.corpora import dailydialog  # noqa: E402
-from dialeval.runners import get_runner  # noqa: E402
+from dialeval.data.corpora import dailydialog  # noqa: E402
+from dialeval.scoring.runners import get_runner  # noqa: E402
 
 # Which runner and options measure each metric's bundled default (the jobs a user runs).
 JOBS: dict[str, tuple[str, dict[str, Any]]] = {

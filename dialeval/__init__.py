@@ -2,13 +2,84 @@
 
 The metrics live in :mod:`dialeval` (the real implementations) and are exposed as Hugging Face
 ``evaluate`` modules under ``metrics/<name>/``; :func:`dialeval.load` returns such a module.
+ARCHITECTURE.md describes the layout of the package.
+
+Modules that moved into sub-packages keep their old import path for one release (:data:`MOVED`):
+``import dialeval.metric_base`` (as copies of the evaluate modules in evaluate's cache do) gives
+the module at its new path, ``dialeval.modules.metric_base``, with a ``DeprecationWarning`` naming
+that path. A moved package's sub-modules follow it (``dialeval.benchmark.grid`` is
+``dialeval.metaeval.grid``).
 """
 
+from __future__ import annotations
+
 __version__ = "0.1.0"
+
+import importlib  # noqa: E402
+import importlib.abc  # noqa: E402
+import importlib.util  # noqa: E402
+import sys  # noqa: E402
+import warnings  # noqa: E402
+
+# old module path -> new module path; removed in the release after 0.1
+MOVED = {
+    "dialeval.behaviour": "dialeval.metaeval.behaviour",
+    "dialeval.benchmark": "dialeval.metaeval",
+    "dialeval.core.significance": "dialeval.stats.paired",
+    "dialeval.corpora": "dialeval.data.corpora",
+    "dialeval.correlation": "dialeval.stats.correlation",
+    "dialeval.hub": "dialeval.models.hub",
+    "dialeval.inputs": "dialeval.modules.inputs",
+    "dialeval.judgments": "dialeval.data.judgments",
+    "dialeval.metric_base": "dialeval.modules.metric_base",
+    "dialeval.outputs": "dialeval.cli.outputs",
+    "dialeval.paper": "dialeval.data.paper",
+    "dialeval.resume": "dialeval.scoring.resume",
+    "dialeval.runners": "dialeval.scoring.runners",
+    "dialeval.score_cache": "dialeval.scoring.cache",
+    "dialeval.sharding": "dialeval.scoring.sharding",
+    "dialeval.shipped": "dialeval.models.shipped",
+    "dialeval.widget": "dialeval.modules.widget",
+}
+
+
+def new_path(name: str) -> str | None:
+    """The new path of the moved module ``name`` (or of a sub-module of a moved package), else ``None``."""
+    if not name.startswith("dialeval."):
+        return None
+    for old, new in MOVED.items():
+        if name == old or name.startswith(old + "."):
+            return new + name[len(old):]
+    return None
+
+
+class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports an old path as the module at its new path: the same module object, so that
+    attributes set on one are seen through the other, and a ``DeprecationWarning``."""
+
+    def __init__(self) -> None:
+        self._specs: dict = {}  # alias -> the module's own spec, which the import system overwrites
+
+    def find_spec(self, name, path=None, target=None):
+        return importlib.util.spec_from_loader(name, self) if new_path(name) else None
+
+    def create_module(self, spec):
+        new = new_path(spec.name)
+        warnings.warn(f"{spec.name} moved to {new}; import it from there (the old path goes in the next release)",
+                      DeprecationWarning, stacklevel=2)
+        module = importlib.import_module(new)
+        self._specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        module.__spec__ = self._specs.pop(module.__spec__.name)
+
+
+sys.meta_path.insert(0, _MovedModules())
 
 from dialeval.modules import available_metrics, load  # noqa: E402
 from dialeval.core.quiet import quiet_third_party  # noqa: E402
 
 quiet_third_party()  # evaluate's offline "latest cached version" notice; DIALEVAL_VERBOSE=1 keeps it
 
-__all__ = ["__version__", "available_metrics", "load"]
+__all__ = ["__version__", "MOVED", "available_metrics", "load"]

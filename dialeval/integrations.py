@@ -7,7 +7,7 @@
    with ``argmax``; ``-100`` is replaced by the pad id) and decodes them with ``skip_special_tokens``;
 2. takes the references from ``references`` (several per item allowed) or, when none are given,
    decodes ``EvalPrediction.label_ids`` the same way (one reference per item);
-3. scores every decoded generation with each chosen metric through :mod:`dialeval.runners` (the
+3. scores every decoded generation with each chosen metric through :mod:`dialeval.scoring.runners` (the
    scorers are loaded once per process and cached there, so evaluating every N steps reloads
    nothing), and
 4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items; only items a sub-score
@@ -39,7 +39,7 @@ import numpy as np
 
 from dialeval import registry
 from dialeval.core.options import check_names
-from dialeval.runners import RUNNERS, get_runner
+from dialeval.scoring.runners import RUNNERS, get_runner
 
 SKIPPED = "skipped_rows"  # logged as eval_skipped_rows: rows without a reference, not scored
 

@@ -6,12 +6,25 @@
   identifiers, imports and string literals; docstrings and comments are documentation.
 * No import cycle between dialeval's modules, counting every import statement (also the ones inside
   functions, which run later but still tie the two modules together).
+* The top level of ``dialeval/`` is the layer packages of ARCHITECTURE.md, the metric packages,
+  ``registry.py`` and ``integrations.py``; no module is over 600 lines; ``dialeval/stats/`` imports no
+  other dialeval package.
+* The old import paths of moved modules (:data:`dialeval.MOVED`) still work, with a
+  ``DeprecationWarning``; dialeval's own code (the library, the evaluate modules, the demo Space)
+  imports the new paths only.
 """
 
 import ast
+import importlib
+import importlib.util
 import re
+import sys
+import warnings
 from pathlib import Path
 
+import pytest
+
+import dialeval
 from dialeval import registry
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -222,3 +235,70 @@ def test_stats_is_pure_numpy_and_scipy():
             else:
                 continue
             assert roots <= STATS_ALLOWED, f"{path.relative_to(ROOT)} imports {sorted(roots - STATS_ALLOWED)}"
+
+
+# The layers of ARCHITECTURE.md, beside the metric packages (registry.METRICS).
+LAYERS = {"cli", "compare", "core", "data", "metaeval", "models", "modules", "publish", "scoring", "stats"}
+TOP_LEVEL_MODULES = {"__init__.py", "integrations.py", "registry.py"}
+
+
+def test_the_top_level_shows_the_architecture():
+    entries = {p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.startswith(".")}
+    assert entries == LAYERS | set(registry.METRICS) | TOP_LEVEL_MODULES
+    assert all((PACKAGE / name / "__init__.py").is_file() for name in LAYERS | set(registry.METRICS))
+
+
+MAX_LINES = 600
+
+
+def test_no_module_is_over_600_lines():
+    lengths = {str(p.relative_to(ROOT)): len(p.read_text(encoding="utf-8").splitlines()) for p in PACKAGE.rglob("*.py")}
+    too_long = {path: n for path, n in lengths.items() if n > MAX_LINES}
+    assert not too_long, f"modules over {MAX_LINES} lines (split them along their sections): {too_long}"
+
+
+def imported_modules(source: str) -> list[tuple[int, str]]:
+    """``(line, dotted name)`` of every absolute import of ``source``, the names of ``from X import
+    a`` counted as ``X.a`` too (``a`` may be a module)."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            found += [(node.lineno, node.module)] + [(node.lineno, f"{node.module}.{alias.name}") for alias in node.names]
+    return found
+
+
+def test_dialeval_code_imports_no_old_path():
+    shipped_code = list(PACKAGE.rglob("*.py")) + list((ROOT / "metrics").rglob("*.py")) + list((ROOT / "spaces").rglob("*.py"))
+    offenders = {
+        str(path.relative_to(ROOT)): [(line, name, dialeval.new_path(name))
+                                      for line, name in imported_modules(path.read_text(encoding="utf-8"))
+                                      if dialeval.new_path(name)]
+        for path in shipped_code
+    }
+    offenders = {path: found for path, found in offenders.items() if found}
+    assert not offenders, f"imports of old module paths (import the new one): {offenders}"
+
+
+def test_every_moved_module_has_its_new_path():
+    for old, new in dialeval.MOVED.items():
+        assert old.startswith("dialeval.") and new.startswith("dialeval."), old
+        assert importlib.util.find_spec(new) is not None, new
+        assert not (PACKAGE / (old[len("dialeval."):].replace(".", "/") + ".py")).exists(), f"{old} is still a file"
+
+
+@pytest.mark.parametrize("old", ["dialeval.metric_base", "dialeval.benchmark.grid", "dialeval.score_cache"])
+def test_an_old_path_is_the_new_module_with_a_warning(old, monkeypatch):
+    new = dialeval.new_path(old)
+    module = importlib.import_module(new)
+    with warnings.catch_warnings():  # a moved parent package (dialeval.benchmark) warns on its own
+        warnings.simplefilter("ignore", DeprecationWarning)
+        importlib.import_module(old.rsplit(".", 1)[0])
+    monkeypatch.delitem(sys.modules, old, raising=False)
+    with pytest.warns(DeprecationWarning, match=re.escape(f"{old} moved to {new}")):
+        assert importlib.import_module(old) is module
+    assert module.__spec__.name == new  # the module keeps its own spec
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert importlib.import_module(old) is module  # once imported, no second warning

@@ -1,4 +1,4 @@
-"""The behavioural suite (issue 32, :mod:`dialeval.behaviour`): the replies it builds (pinned), its
+"""The behavioural suite (issue 32, :mod:`dialeval.metaeval.behaviour`): the replies it builds (pinned), its
 arithmetic on a fake metric (shares, Wilson intervals and control changes computed by hand), the
 ``dialeval behaviour`` command and every registered metric's declaration."""
 
@@ -7,9 +7,10 @@ import math
 
 import pytest
 
-from dialeval import registry, runners, score_cache
-from dialeval.behaviour import checks, kinds, load_cases, markdown, run, to_json
-from dialeval.behaviour.cases import Case, dailydialog_cases, read_cases
+from dialeval import registry
+from dialeval.scoring import runners, cache as score_cache
+from dialeval.metaeval.behaviour import checks, kinds, load_cases, markdown, run, to_json
+from dialeval.metaeval.behaviour.cases import Case, dailydialog_cases, read_cases
 from dialeval.cli import main
 from dialeval.core.results import ItemScores
 from dialeval.core.scales import Scale
@@ -245,7 +246,7 @@ def test_a_declaration_with_an_unknown_kind_or_control_is_refused():
 # ---------------------------------------------------------------------------------------------- percentiles
 
 def test_percentile_is_the_mid_rank_among_human_replies():
-    from dialeval.behaviour.percentile import percentile
+    from dialeval.metaeval.behaviour.percentile import percentile
 
     reference = [1.0, 2.0, 3.0, 4.0]
     assert percentile(2.5, reference) == 50.0
@@ -258,7 +259,7 @@ def test_percentile_is_the_mid_rank_among_human_replies():
 
 
 def test_human_percentiles_read_the_suites_real_replies_through_the_cache(fake):
-    from dialeval.behaviour.percentile import human_percentiles, human_reference
+    from dialeval.metaeval.behaviour.percentile import human_percentiles, human_reference
 
     reference = human_reference("fake", "length", n=4)
     cases = dailydialog_cases(4)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from dialeval import runners
+from dialeval.scoring import runners
 from dialeval.cli import main
 
 ITEMS = [{"context": ["Hi"], "response": "Hello there, nice to see you.", "references": ["Hi!"]},
@@ -78,7 +78,7 @@ def test_every_output_location_is_checked_before_scoring(tmp_path, capsys, monke
     def no_grid(*args, **kwargs):
         raise AssertionError("scored before the output folder was checked")
 
-    monkeypatch.setattr("dialeval.benchmark.grid.run_grid", no_grid)
+    monkeypatch.setattr("dialeval.metaeval.grid.run_grid", no_grid)
     source = write_items(tmp_path / "in.jsonl")
     commands = {
         "benchmark --all": ["benchmark", "--all", "--output-dir", str(source)],
@@ -148,7 +148,7 @@ def test_an_os_error_on_a_user_path_is_one_line(tmp_path, capsys, monkeypatch):
         raise OSError(30, "Read-only file system", str(tmp_path / "out.jsonl"))
 
     source = write_items(tmp_path / "in.jsonl")
-    monkeypatch.setattr("dialeval.cli.write_meta", read_only)
+    monkeypatch.setattr("dialeval.cli.score.write_meta", read_only)
     assert main(["score", "--metric", "multiref", "--input", str(source), "--output", str(tmp_path / "out.jsonl")]) == 2
     assert capsys.readouterr().err == f"dialeval: error: {tmp_path / 'out.jsonl'}: Read-only file system\n"
 

@@ -11,7 +11,7 @@ import pytest
 
 from dialeval import compare
 from dialeval.cli import main
-from dialeval.core import significance
+from dialeval.stats import paired as significance
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE_A = ROOT / "examples" / "chatbot_a.jsonl"
@@ -320,13 +320,13 @@ def test_scored_outputs_compare_as_the_responses_do_and_carry_their_scales(examp
 
 
 def test_compare_options_go_to_the_one_metric_or_name_theirs():
-    from dialeval.cli import _compare_options
+    from dialeval.cli.common import metric_options
 
-    assert _compare_options(['metrics=["bleu2"]'], ["multiref"]) == {"multiref": {"metrics": ["bleu2"]}}
-    assert _compare_options(["fed:level=both", "multiref:rouge_beta=1.2"], ["multiref", "fed"]) == {
+    assert metric_options(['metrics=["bleu2"]'], ["multiref"]) == {"multiref": {"metrics": ["bleu2"]}}
+    assert metric_options(["fed:level=both", "multiref:rouge_beta=1.2"], ["multiref", "fed"]) == {
         "fed": {"level": "both"}, "multiref": {"rouge_beta": 1.2}}
     with pytest.raises(ValueError, match="METRIC:KEY=VALUE"):
-        _compare_options(["level=both"], ["multiref", "fed"])
+        metric_options(["level=both"], ["multiref", "fed"])
 
 
 def test_an_unknown_sub_score_is_refused(tmp_path, capsys):

@@ -82,7 +82,7 @@ def test_score_input_error_names_the_file_line(tmp_path, capsys, row, message):
 
 def test_score_runner_error_names_the_file_line(tmp_path, capsys, monkeypatch):
     """An error a runner raises about item k of a chunk is reported at that item's file line."""
-    from dialeval import runners
+    from dialeval.scoring import runners
 
     def picky(items):
         for k, item in enumerate(items):
@@ -144,7 +144,7 @@ def test_score_refuses_to_resume_with_other_settings(tmp_path, capsys):
 
 def test_score_refuses_a_changed_signature(tmp_path, capsys, monkeypatch):
     """Same options, but the model or version behind them changed: the earlier lines are not mixed in."""
-    from dialeval import runners
+    from dialeval.scoring import runners
 
     src, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
     _write_jsonl(src, EXAMPLE_ITEMS)
@@ -163,7 +163,7 @@ def test_score_refuses_a_changed_signature(tmp_path, capsys, monkeypatch):
 def test_chunks_sit_at_fixed_input_positions(monkeypatch):
     """Chunks are the items k * chunk_size to (k + 1) * chunk_size, whatever the first item scored and
     however long a chunk takes (they grew with elapsed time, so two runs scored different chunks)."""
-    from dialeval import runners
+    from dialeval.scoring import runners
     from dialeval.scoring import chunk_ranges, score_chunks
 
     assert [(r.start, r.stop) for r in chunk_ranges(70, 200, 64)] == [(70, 128), (128, 192), (192, 200)]
@@ -233,7 +233,7 @@ def test_mturk_multi_reference_beats_single(capsys):
 
 def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, tmp_path):
     """`dialeval examples`: one column set per metric; a job whose model is missing is skipped, not fatal."""
-    from dialeval import runners
+    from dialeval.scoring import runners
     from dialeval.models import ModelNotFoundError
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))  # combined reads its components through the score cache
@@ -332,7 +332,7 @@ def test_holistic_default_aspects_skip_a_missing_model(recwarn):
 
 def test_generic_benchmark_scores_in_chunks_like_one_call(tmp_path, monkeypatch):
     from dialeval.multiref.runner import run_multiref
-    from dialeval.score_cache import scores_for
+    from dialeval.scoring.cache import scores_for
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     items = [dict(it, score=float(i)) for i, it in enumerate(EXAMPLE_ITEMS * 3)]

@@ -110,7 +110,7 @@ def test_fluency_judges_an_echo_as_a_reply():
 def test_holistic_runner_carries_the_flags_its_aspects_set():
     """The runner's flags are the union of its aspects' flags; diversity flags each degenerate
     member of a group, which adds nothing to its group and scores 0."""
-    from dialeval.runners import get_runner
+    from dialeval.scoring.runners import get_runner
 
     items = [{"context": ["I read a lot.", "Nice!"], "response": r, "group": "g"} for r in RESPONSES + ["No, never."]]
     assert get_runner("holistic")(items, aspects=["consistency", "diversity"]).flags == FLAGS + [[]]
@@ -128,8 +128,8 @@ UNKNOWN_ITEMS = [{"context": CONTEXT, "response": r, "references": ["I read nove
 def test_the_score_cache_returns_the_scorers_flags(tmp_path, monkeypatch):
     """SSREM's own flag (``unknown_words``) goes through its runner into the score cache, and a
     cached run returns the flags of the fresh one."""
-    from dialeval.runners import get_runner
-    from dialeval.score_cache import cached_scores
+    from dialeval.scoring.runners import get_runner
+    from dialeval.scoring.cache import cached_scores
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
     fresh = cached_scores("ssrem", {}, UNKNOWN_ITEMS, lambda: get_runner("ssrem")(UNKNOWN_ITEMS))
@@ -143,7 +143,7 @@ def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
     """An entry written before the flags (format 1: no ``format``, no ``flags``) is not returned
     as if its items had none: the items are scored again and the entry rewritten; its scores stay
     readable for what needs the scores alone."""
-    from dialeval import score_cache
+    from dialeval.scoring import cache as score_cache
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
     items = [{"context": CONTEXT, "response": ""}]
@@ -160,7 +160,8 @@ def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
 def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):
     """``dialeval compare`` reports, per system, how many of its items the metric flagged (from the
     runner's flags, through the score cache; and from a scored output's lines)."""
-    from dialeval import compare, runners
+    from dialeval import compare
+    from dialeval.scoring import runners
     from dialeval.cli import main
     from dialeval.core.results import ItemScores
 

@@ -18,7 +18,7 @@ import pytest
 from dialeval import registry
 from dialeval.core.degenerate import apply_policy, worst
 from dialeval.core.results import mean
-from dialeval.shipped import shipped_dir
+from dialeval.models.shipped import shipped_dir
 
 DIRECTED = [(spec.name, sub, scale) for spec in registry.specs() for sub, scale in spec.scales().items()
             if scale.higher_is_better is not None]
@@ -98,7 +98,7 @@ def test_compare_ranks_half_degenerate_copies_strictly_below_on_every_fed_subsco
 
 def test_the_trainer_hook_logs_a_lower_mean_when_generations_are_empty(monkeypatch):
     """The hook's logged mean counts empty generations as the worst value, where it left them out."""
-    from dialeval import runners
+    from dialeval.scoring import runners
     from dialeval.core.results import ItemScores
     from dialeval.fed.scales import scales
     from dialeval.integrations import compute_metrics

@@ -419,7 +419,7 @@ def test_adapter_over_another_base_is_refused(tiny_model, tmp_path):
     import shutil
 
     from dialeval.grade.scorer import GradeScorer
-    from dialeval.hub import BASE_FILE, BaseMismatchError
+    from dialeval.models.hub import BASE_FILE, BaseMismatchError
 
     copy = tmp_path / "tampered"
     shutil.copytree(tiny_model, copy)
@@ -498,7 +498,7 @@ def test_bad_model_and_graph_option_raise(tiny_model):
 
 def test_evaluate_module_and_runner(tiny_model):
     import dialeval
-    from dialeval.runners import get_runner
+    from dialeval.scoring.runners import get_runner
 
     module = dialeval.load("grade")
     result = module.compute(contexts=[["do you like dogs ?"]], responses=["yes , two dogs ."], model=str(tiny_model))

@@ -262,7 +262,7 @@ def test_consistency_bad_inputs(histories, responses, message):
 
 
 def test_holistic_judgment_sets_load():
-    from dialeval.correlation import inter_rater
+    from dialeval.stats.correlation import inter_rater
     from dialeval.holistic.data import load_holistic
 
     coherence, fluency, consistency = (load_holistic(a) for a in ("coherence", "fluency", "consistency"))
@@ -291,7 +291,7 @@ def test_benchmark_prints_published_values_beside_measured_rows():
     consistency = published_rows("consistency", ["consistency", "consistency (CTG)", "consistency (WS)"])
     assert consistency == {"consistency": {}, "consistency (CTG)": {"CTG Dataset": [0.65, 0.66]},
                            "consistency (WS)": {"WS Dataset": [0.59, 0.64]}}
-    from dialeval import paper
+    from dialeval.data import paper
 
     c = {"spearman": 0.5, "spearman_p": 0.01, "pearson": 0.4, "pearson_p": 0.02, "n": 100}
     text = format_holistic({
@@ -315,7 +315,7 @@ def test_benchmark_prints_published_values_beside_measured_rows():
 
 
 def test_inter_rater_by_hand():
-    from dialeval.correlation import inter_rater
+    from dialeval.stats.correlation import inter_rater
 
     same = inter_rater([[1, 1], [2, 2], [3, 3], [5, 5]])
     assert same["spearman_mean"] == pytest.approx(1.0) and same["pearson_max"] == pytest.approx(1.0)

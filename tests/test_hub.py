@@ -14,7 +14,8 @@ import torch
 import float_noise
 from tiny_lm import tiny_gpt2
 
-from dialeval import hub, publish, registry
+from dialeval import publish, registry
+from dialeval.models import hub
 from dialeval.models import ModelNotFoundError, resolve_model
 
 BUNDLED = ("smollm2-dailydialog", "smollm2-dialogue", "minilm-nli")

@@ -3,7 +3,7 @@
 import datasets
 import pytest
 
-from dialeval.inputs import check_module_inputs
+from dialeval.modules.inputs import check_module_inputs
 
 TEXT = datasets.Value("string")
 TEXTS = datasets.Sequence(datasets.Value("string"))
@@ -50,7 +50,7 @@ def test_modules_refuse_wrong_types_by_name_before_evaluate(name, config, given,
 def test_a_bare_string_among_reference_lists_is_one_reference():
     """``references=[["fine"], "good"]`` scored item 2 as 0: evaluate read "good" as its characters."""
     import dialeval
-    from dialeval.inputs import normalise_module_inputs
+    from dialeval.modules.inputs import normalise_module_inputs
 
     given = {"predictions": ["fine", "good"], "references": [["fine"], "good"]}
     assert normalise_module_inputs(MULTIREF, given)["references"] == [["fine"], ["good"]]

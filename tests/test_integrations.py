@@ -96,7 +96,7 @@ def test_bad_arguments_are_named(tiny):
 def test_a_sub_score_without_any_value_is_left_out_never_logged_as_nan(tiny, monkeypatch):
     """holistic diversity needs several generations per group: with none it is NaN for every item,
     and Trainer would log eval_holistic_diversity = nan at every evaluation."""
-    from dialeval import runners
+    from dialeval.scoring import runners
 
     _, tokenizer = tiny
     fake = lambda items, **options: ({"coherence": [0.5, 0.7], "diversity": [math.nan, math.nan]}, "metric:fake")

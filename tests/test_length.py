@@ -1,9 +1,9 @@
 """Response length and degenerate responses in the meta-evaluation (issue 23, item 1):
-:mod:`dialeval.benchmark.length` on hand-computed values."""
+:mod:`dialeval.metaeval.length` on hand-computed values."""
 
 import pytest
 
-from dialeval.benchmark.length import length_correlation, markdown, merge, set_summary, spearman
+from dialeval.metaeval.length import length_correlation, markdown, merge, set_summary, spearman
 from dialeval.data import JudgmentItem
 
 # responses of 1, 2, 3 and 4 words; the raters prefer the short ones (rho(human, length) = -1)
@@ -52,7 +52,7 @@ def test_flags_and_lengths_per_set():
 
 
 def test_scores_come_from_the_cache_only_under_the_cells_signature(tmp_path, monkeypatch):
-    from dialeval.score_cache import cached_scores
+    from dialeval.scoring.cache import cached_scores
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
     cached_scores("m", {}, [vars(it) for it in ITEMS], lambda: ({"a": [4.0, 3.0, 2.0, 1.0]}, "metric:m"))

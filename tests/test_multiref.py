@@ -9,7 +9,7 @@ import textwrap
 
 import pytest
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.multiref import meteor
 from dialeval.multiref.scorer import QUALITY_METRICS, MultiRefScorer
 
@@ -221,7 +221,7 @@ PAPER_ROWS = {"bleu1": "BLEU-1", "bleu2": "BLEU-2", "bleu4": "BLEU-4", "meteor":
 @pytest.fixture(scope="module")
 def table4_single():
     from dialeval.multiref.benchmark import mturk_items
-    from dialeval.correlation import correlate
+    from dialeval.stats.correlation import correlate
 
     if not meteor.meteor_available():
         pytest.skip("METEOR 1.5 needs Java and pycocoevalcap")
@@ -266,7 +266,7 @@ def test_table4_five_reference_column_as_measured():
     """Five references (multireftest.json): pinned measured values, printed beside the paper's
     (METEOR 0.2247 / 0.2855, BLEU-2 0.2077 / 0.291) in benchmarks/results/multiref-mturk.txt."""
     from dialeval.multiref.benchmark import mturk_items
-    from dialeval.correlation import correlate
+    from dialeval.stats.correlation import correlate
 
     if not meteor.meteor_available():
         pytest.skip("METEOR 1.5 needs Java and pycocoevalcap")

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from dialeval.core import nli_training
-from dialeval.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs
+from dialeval.data.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs
 from dialeval.models import ModelNotFoundError
 from dialeval.core.nli import NLIScorer, contradiction_index
 from training_scripts import script
@@ -189,7 +189,7 @@ def test_tiny_training_saves_a_loadable_classifier(tmp_path):
     assert scorer.labels == list(NLI_LABELS) and scorer.contradiction == 2
     assert len(scorer.contradiction_probs(PREMISES, HYPOTHESES)) == len(PREMISES)
     # a LoRA adapter + head (the default), its base and labels recorded; over another base it fails
-    from dialeval import hub
+    from dialeval.models import hub
 
     assert (out / "adapter_config.json").is_file() and not (out / "config.json").exists()
     assert hub.read_base(out).id2label == {"0": "entailment", "1": "neutral", "2": "contradiction"}
@@ -341,7 +341,7 @@ def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
     from transformers import AutoTokenizer
 
     import dialeval.core.nli as core_nli
-    from dialeval import hub
+    from dialeval.models import hub
     from dialeval.core.encoders import MPNET_PARTS
 
     base = tiny_mpnet(tmp_path / "base", 3)
@@ -398,7 +398,7 @@ def test_mpnet_base_names_and_missing_packages(tmp_path, monkeypatch):
     from importlib import metadata
 
     import dialeval.core.encoders as encoders
-    from dialeval import hub
+    from dialeval.models import hub
     from dialeval.core.nli import pypi_encoder_packages
 
     monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path / "models"))

@@ -5,7 +5,7 @@ import os
 
 import pytest
 
-from dialeval.outputs import check_output_dir, check_output_path, json_line
+from dialeval.cli.outputs import check_output_dir, check_output_path, json_line
 
 
 def test_a_writable_path_passes(tmp_path):

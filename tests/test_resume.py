@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from dialeval import runners
+from dialeval.scoring import runners
 from dialeval.cli import main
 
 ROWS = [{"id": f"r{i}", "context": ["how are you ?"], "response": f"fine {i}", "references": ["i am fine ."]}
@@ -142,7 +142,7 @@ def _run(*args):
 def test_grade_outputs_are_byte_reproducible_across_processes_and_shards(tmp_path):
     """GRADE scores a chunk in padded float32 batches: with fixed chunks, two processes and two
     shards + merge write the same bytes. Another --chunk-size may change the last float32 bits only."""
-    from dialeval.sharding import shard_path
+    from dialeval.scoring.sharding import shard_path
 
     texts = ["I love hiking in the hills.", "No.", "My dog is called Rex and he likes long walks.",
              "What do you mean?", "Pizza, always pizza, with extra cheese.", "I work as a nurse at night."]

@@ -13,7 +13,7 @@ import pytest
 from dialeval import registry
 from dialeval.core.scales import Scale
 from dialeval.registry import describe
-from dialeval.runners import RUNNERS, get_runner
+from dialeval.scoring.runners import RUNNERS, get_runner
 
 ITEMS = [  # one context, two responses: holistic diversity needs a group of two
     {"context": ["Hi! How are you doing today?", "Fine, thanks. And you?"],

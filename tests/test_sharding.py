@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from dialeval.sharding import find_shards, launcher_shard, merge_shards, shard_path, shard_range
+from dialeval.scoring.sharding import find_shards, launcher_shard, merge_shards, shard_path, shard_range
 
 ROWS = [
     {"context": ["how are you ?"], "response": "i am fine , thanks .", "references": ["i am fine , thank you ."]},

@@ -1,4 +1,4 @@
-"""dialeval.core.significance: exact values on hand examples, a plain reference loop for the vectorised
+"""dialeval.stats.paired: exact values on hand examples, a plain reference loop for the vectorised
 path, size and power of both paired tests, Holm/Bonferroni, ranking with ties, human agreement."""
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dialeval.core import significance
-from dialeval.core.significance import adjust_p_values, compare, human_agreement
+from dialeval import __version__
+from dialeval.stats import paired as significance
+from dialeval.stats.paired import adjust_p_values, compare, human_agreement
 
 
 def _reference(systems, *, n_resamples, n_permutations, seed, confidence=0.95):
@@ -301,7 +302,7 @@ def test_to_dict_is_strict_json_and_signature():
     systems = _planted({"A": 0.0, "B": 0.5}, n=50)
     result = compare(systems, n_resamples=100, n_permutations=100, seed=7, confidence=0.9)
     assert result.signature == ("resamples:100|permutations:100|seed:7|ci:0.9|correction:holm|"
-                                f"alpha:0.05|test:ar|better:higher|version:{significance.__version__}")
+                                f"alpha:0.05|test:ar|better:higher|version:{__version__}")
     text = json.dumps(result.to_dict(), allow_nan=False)
     loaded = json.loads(text)
     assert loaded["signature"] == result.signature

@@ -12,7 +12,7 @@ import pytest
 import torch
 
 from dialeval.ssrem import scorer as ssrem
-from dialeval.corpora import Turn
+from dialeval.data.corpora import Turn
 from dialeval.core.resources import WordVectors
 from training_scripts import script
 
@@ -273,7 +273,7 @@ def test_bundled_model_scores_through_the_evaluate_module():
         module.compute(contexts=contexts[:2], responses=["a", "b"], references=["c", "d"], scaling="zscore")
     with pytest.raises(ValueError, match="unknown option"):
         module.compute(contexts=contexts[:2], responses=["a", "b"], references=["c", "d"], modle="x")
-    from dialeval.runners import get_runner
+    from dialeval.scoring.runners import get_runner
 
     per_item, signature = get_runner("ssrem")([{"context": contexts[0], "response": "ok", "references": ["fine"]}])
     assert set(per_item) == {"ssrem", "ssrem_f", "ssrem_g"} and signature.startswith("metric:ssrem")

@@ -25,7 +25,7 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
 
     # a LoRA adapter (the default) over the recorded base, with a card; loads as a local model
     assert (out / "adapter_config.json").is_file() and not (out / "config.json").exists()
-    from dialeval import hub
+    from dialeval.models import hub
 
     assert hub.read_base(out).local_name == str(tmp_path / "base")
     assert hub.read_card(out).data.library_name == "peft"

@@ -105,7 +105,7 @@ def wheel_env(tmp_path_factory):
 def test_wheel_carries_modules_weights_and_examples(wheel_env):
     python, outside, env, wheel = wheel_env
     assert wheel.stat().st_size < 100 * 2**20  # PyPI's file limit
-    where = run([str(python), "-c", "import dialeval.shipped as s; print(s.shipped_dir('hub'))"],
+    where = run([str(python), "-c", "import dialeval.models.shipped as s; print(s.shipped_dir('hub'))"],
                 cwd=outside, env=env).strip()
     assert "site-packages" in where and str(ROOT) not in where
     registered = run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)

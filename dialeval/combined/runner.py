@@ -3,7 +3,7 @@ per-pattern linear model (:mod:`dialeval.combined.model`).
 
 Each component is a meta-evaluation grid job (:func:`dialeval.registry.grid_jobs`), run with the
 options it has on the set named by ``held_out`` (FED's dialogue level on ``fed-dialog``) or on
-generic items, and read through :func:`dialeval.score_cache.scores_for` with the same key as
+generic items, and read through :func:`dialeval.scoring.cache.scores_for` with the same key as
 ``dialeval benchmark --all``: scoring with ``combined`` after the grid (or a second time) costs
 only the regression. A component that does not apply to the items (no references, no contexts) is
 left out and the model for the remaining features is used; a component whose weights cannot be had
@@ -32,7 +32,7 @@ _MODEL_FIELD = re.compile(r"(?:^|\|)(?:model|nli):([^|]+)")
 def resolve_folder(model: str) -> Path:
     """A folder holding ``combined.json``: a directory, or ``dialeval/<name>`` bundled under ``hub/``."""
     from dialeval.combined.model import MODEL_FILE
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
     from dialeval.models import ModelNotFoundError
 
     if not isinstance(model, str) or not model.strip():
@@ -76,7 +76,7 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     from dialeval.models import ModelNotFoundError
     from dialeval.core.degenerate import floors_as_missing
     from dialeval.registry import grid_jobs, spec
-    from dialeval.score_cache import scores_for
+    from dialeval.scoring.cache import scores_for
 
     found = Components()
     for job in (j for j in grid_jobs() if j.name in JOBS):
@@ -127,7 +127,7 @@ def combine(found: Components, model: str | None = None, held_out: str | None = 
     from dialeval.combined.scales import SCALES
     from dialeval.core.degenerate import apply_policy
     from dialeval.core.results import make_signature
-    from dialeval.hub import weights_id
+    from dialeval.models.hub import weights_id
 
     name = model or DEFAULT_MODEL
     folder = resolve_folder(name)

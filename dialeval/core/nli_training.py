@@ -24,8 +24,8 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from dialeval import hub
-from dialeval.corpora import NLI_LABELS, NLIPair, nli_pairs
+from dialeval.models import hub
+from dialeval.data.corpora import NLI_LABELS, NLIPair, nli_pairs
 from dialeval.models import models_dir
 from dialeval.core.encoders import MPNET
 from dialeval.core.nli import (

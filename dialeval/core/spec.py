@@ -36,10 +36,10 @@ SAMPLE_PAIRS: tuple[tuple[str, str], ...] = (
     ("Can I help you?", "banana the of purple quickly"),
 )
 
-# (paper key, table id, row, column) of paper_tables.json (dialeval.paper.value)
+# (paper key, table id, row, column) of paper_tables.json (dialeval.data.paper.value)
 PaperCell = tuple[str, str, str, str]
 
-# The behavioural suite's replies (dialeval.behaviour builds them from a context and its real reply).
+# The behavioural suite's replies (dialeval.metaeval.behaviour builds them from a context and its real reply).
 # Kinds a metric may have to catch: the real reply should score strictly higher than each.
 BEHAVIOUR_KINDS: tuple[str, ...] = (
     "echo_last",    # the context's last turn, repeated back
@@ -132,7 +132,7 @@ class CardContent:
     the card's text below the metadata, its ``model-index`` numbers and the Hub base model."""
 
     body: str
-    measured: Sequence[Any] = ()  # dialeval.hub.Measured
+    measured: Sequence[Any] = ()  # dialeval.models.hub.Measured
     base_model: str | None = None
 
 
@@ -210,7 +210,7 @@ class DemoChoice:
 
 @dataclass(frozen=True)
 class Behaviour:
-    """What the behavioural suite (:mod:`dialeval.behaviour`; CheckList, Ribeiro et al. 2020) checks
+    """What the behavioural suite (:mod:`dialeval.metaeval.behaviour`; CheckList, Ribeiro et al. 2020) checks
     of a metric: per judged sub-score, the kinds of reply (:data:`BEHAVIOUR_KINDS`) that the real
     reply must beat in at least 90 % of contexts, and the controls (:data:`BEHAVIOUR_CONTROLS`) that
     must barely move the score. ``options`` are the runner's options; ``references``: the items carry
@@ -277,7 +277,7 @@ class MetricSpec:
     commands: tuple[Command, ...] = ()
     demo: tuple[DemoChoice, ...] = ()
     trainer_default: bool = False  # scored by dialeval.integrations.compute_metrics by default
-    # what the behavioural suite checks (dialeval.behaviour): the replies the metric must catch
+    # what the behavioural suite checks (dialeval.metaeval.behaviour): the replies the metric must catch
     behaviour: Behaviour = field(default_factory=Behaviour)
     # a paraphraser the metric brings, paraphrase(text, seed) -> a close paraphrase or None (holistic's
     # WordNet substitution); the behavioural suite's paraphrase control uses it

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.stats.correlation import correlate
 from dialeval.core.tables import fmt, format_table
 

@@ -21,7 +21,7 @@ def default_dialogue_model() -> str:
     un-tuned SmolLM2-135M-Instruct; the result's signature names the model used.
     """
     from dialeval.fed.scorer import DEFAULT_MODEL
-    from dialeval.hub import NAMESPACE
+    from dialeval.models.hub import NAMESPACE
     from dialeval.core.lm import LOCAL_LM
 
     return preferred_model(DEFAULT_MODEL, f"{NAMESPACE}/{FED_LOCAL_MODEL}", FED_LOCAL_MODEL, LOCAL_LM)

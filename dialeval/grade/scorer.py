@@ -2,7 +2,7 @@
 
 ``GradeScorer(model).score(contexts, responses, graph=True)`` -> ``{"grade": mean,
 "grade_scores": [per item in [0, 1]], "signature": ...}``. ``model`` is ``dialeval/grade-dailydialog``
-(the bundled folder, :mod:`dialeval.hub`, the default) or a folder written by
+(the bundled folder, :mod:`dialeval.models.hub`, the default) or a folder written by
 ``training/grade.py``. ``graph=False`` uses the checkpoint's no-graph head (the Table 3 ablation,
 trained in the same run). Inputs: ``contexts`` a list of turn lists (a string is one turn),
 ``responses`` a list of non-empty strings, same length; anything else is a ``ValueError`` naming it.
@@ -35,7 +35,7 @@ DEFAULT_MODEL = "dialeval/grade-dailydialog"
 
 def resolve_checkpoint(model: str | os.PathLike) -> tuple[str, Path]:
     """``(name, folder)`` of a bundled ``dialeval/<name>`` or a local checkpoint folder."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
 
     if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
         raise ValueError(f"model must be a GRADE checkpoint folder or {DEFAULT_MODEL!r}, got {model!r}")
@@ -129,7 +129,7 @@ class GradeScorer:
         return scores
 
     def signature(self, graph: bool) -> str:
-        from dialeval.hub import weights_id
+        from dialeval.models.hub import weights_id
 
         return make_signature("grade", model=weights_id(self.name, self.folder), encoder=self.config.encoder,
                               pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph,

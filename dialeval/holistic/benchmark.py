@@ -1,7 +1,7 @@
 """Pang et al. 2020, Tables 3, 4, 8: holistic coherence, fluency and consistency vs. human ratings.
 
 Every measured row is printed beside the published Pearson and Spearman it compares with (read
-from ``paper_tables.json`` by :mod:`dialeval.paper`): coherence (Table 3) and fluency (Table 4)
+from ``paper_tables.json`` by :mod:`dialeval.data.paper`): coherence (Table 3) and fluency (Table 4)
 beside GPT-2 without and with fine-tuning, the inter-rater lines beside the paper's inter-rater
 mean / max; consistency (Table 8) per augmentation: the rated items are the augmented CTG and WS
 sets, printed beside the paper's 0.66 and 0.64 (Spearman); the pooled 200 items have no published
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.stats.correlation import correlate_all
 from dialeval.stats.correlation import correlate
 from dialeval.core.tables import fmt, fmt_p, format_table

@@ -27,7 +27,7 @@ ASPECTS = ("coherence", "fluency")
 
 def validation_pairs(n_pairs: int = N_PAIRS, seed: int = 0) -> list[tuple[str, str]]:
     """``n_pairs`` (query, response) pairs of consecutive DailyDialog validation turns, sampled with ``seed``."""
-    from dialeval import corpora
+    from dialeval.data import corpora
 
     pairs = list(corpora.iter_pairs(corpora.dailydialog("validation")))
     return random.Random(seed).sample(pairs, min(n_pairs, len(pairs)))

@@ -128,7 +128,7 @@ def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None =
     """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
     resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
     :func:`known_cutoffs` for the same weights."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
     from dialeval.models import ModelNotFoundError, resolve_model
 
     folders = [config_path, str(bundled_dir(model_name) or "")]  # bundled: online, a dialeval id resolves to the Hub

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.stats.correlation import correlate_all
 from dialeval.data import items_as_dicts
 from dialeval.multiref.data import load_multiref_mturk, with_five_references

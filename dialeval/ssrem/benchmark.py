@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dialeval import paper
+from dialeval.data import paper
 from dialeval.stats.correlation import correlate_all
 from dialeval.data import JudgmentItem
 from dialeval.grade.data import load_grade

@@ -10,8 +10,8 @@ import json
 from pathlib import Path
 
 from dialeval.core.spec import CardContent
-from dialeval.hub import Measured
-from dialeval.shipped import CHECKOUT_ROOT
+from dialeval.models.hub import Measured
+from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.ssrem.checkpoint import ABLATION
 from dialeval.ssrem.encoders import MINILM
 

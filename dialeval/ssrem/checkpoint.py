@@ -32,7 +32,7 @@ def bilinear_module(dim: int):
 
 def resolve_folder(model: str | os.PathLike) -> Path:
     """A checkpoint folder: a directory, or ``dialeval/<name>`` bundled under ``hub/``."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
 
     if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
         raise ValueError(f"model must be a folder or 'dialeval/<name>', got {model!r}")
@@ -50,7 +50,7 @@ def resolve_folder(model: str | os.PathLike) -> Path:
 
 def default_ablation() -> Path | None:
     """The bundled RSREM folder (``hub/ssrem-chitchat/ablation-rsrem``), ``None`` if not built."""
-    from dialeval.hub import bundled_dir
+    from dialeval.models.hub import bundled_dir
 
     folder = bundled_dir(DEFAULT_MODEL)
     return folder / ABLATION if folder and (folder / ABLATION / CONFIG_FILE).is_file() else None

@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Sequence
 
-from dialeval.corpora import Turn
+from dialeval.data.corpora import Turn
 
 SPLITS = ("train", "validation", "test")
 SPLIT_SEED = "dialeval-ssrem-split"
@@ -40,10 +40,10 @@ def read_conversations(path: str | os.PathLike) -> list[list[Turn]]:
 
 
 def load_corpus(name: str) -> list[list[Turn]]:
-    """``"chitchat"`` (PyPI ``chitchat-dataset``, :func:`dialeval.corpora.chitchat`) or a JSONL file
+    """``"chitchat"`` (PyPI ``chitchat-dataset``, :func:`dialeval.data.corpora.chitchat`) or a JSONL file
     for :func:`read_conversations`."""
     if name == "chitchat":
-        from dialeval.corpora import chitchat
+        from dialeval.data.corpora import chitchat
 
         return chitchat()
     if not Path(name).is_file():

@@ -8,7 +8,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from dialeval.corpora import Turn
+from dialeval.data.corpora import Turn
 from dialeval.ssrem.corpus import split_of
 from dialeval.ssrem.encoders import WordAverageEncoder
 from dialeval.ssrem.negatives import NEGATIVE_TYPES, NegativeSampler, text_key

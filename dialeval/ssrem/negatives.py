@@ -16,7 +16,7 @@ import random
 from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
-from dialeval.corpora import Turn
+from dialeval.data.corpora import Turn
 from dialeval.core.text import tokenize
 
 NEGATIVE_TYPES = ("SC", "SP", "SS", "RN")

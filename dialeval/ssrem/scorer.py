@@ -99,7 +99,7 @@ class SSREMScorer:
 
     def __init__(self, model: str | os.PathLike = DEFAULT_MODEL, word_vectors: str | None = None,
                  device: str | None = None):
-        from dialeval.hub import weights_id
+        from dialeval.models.hub import weights_id
 
         self.folder = resolve_folder(model)
         self.config = json.loads((self.folder / CONFIG_FILE).read_text())

@@ -25,7 +25,7 @@ import torch
 
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE, load_state, run_steps
-from dialeval.hub import HUB_ROOT
+from dialeval.models.hub import HUB_ROOT
 from dialeval.ssrem.checkpoint import ABLATION, WEIGHTS_FILE, bilinear_module, load_module, save_model
 from dialeval.ssrem.corpus import SPLIT_SEED, load_corpus, split_corpus, split_of
 from dialeval.ssrem.encoders import WordAverageEncoder, make_encoder

@@ -1,4 +1,4 @@
-"""Agreement of metric scores with human judgment (moved from ``dialeval.correlation``).
+"""Agreement of metric scores with human judgment (moved from ``dialeval.stats.correlation``).
 
 * :func:`correlate`: Spearman's rho, Pearson's r and Kendall's tau-b with two-sided p-values
   (scipy), over the pairs where both values are finite.

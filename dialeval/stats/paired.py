@@ -1,6 +1,6 @@
 """Paired significance tests, confidence intervals and ranking of dialogue systems scored on the same items.
 
-This is the statistics core of ``dialeval compare`` (moved from ``dialeval.core.significance``): pure
+This is the statistics core of ``dialeval compare`` (moved from ``dialeval.stats.paired``): pure
 numpy/scipy, no I/O, no metric names. The settings are one :class:`~dialeval.stats.results.Settings`. The
 input is always a mapping ``system name -> per-item scores`` where every system was scored on the
 SAME ``n`` items in the SAME order (item ``i`` of one system is paired with item ``i`` of every

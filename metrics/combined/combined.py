@@ -7,12 +7,12 @@ A thin wrapper: the implementation is ``dialeval.combined``; the weights are the
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.combined.runner import DEFAULT_MODEL
 from dialeval.combined.runner import run_combined
 from dialeval.core.options import check_known
 from dialeval.core.results import summarize
-from dialeval.inputs import check_module_inputs
+from dialeval.modules.inputs import check_module_inputs
 
 COMPUTE_OPTIONS = ("model", "references")
 
@@ -62,7 +62,7 @@ _REFERENCES = datasets.Features({"references": _STRINGS})
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Combined(dialeval.metric_base.CheckedMetric):
+class Combined(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

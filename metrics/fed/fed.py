@@ -5,7 +5,7 @@ A thin evaluate wrapper: the implementation is ``dialeval.fed.scorer``.
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.fed.scorer import DEFAULT_MODE
 from dialeval.fed.scorer import FEDScorer
@@ -63,7 +63,7 @@ COMPUTE_OPTIONS = ("level", "mode", "model", "qualities", "batch_size", "device"
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Fed(dialeval.metric_base.CheckedMetric):
+class Fed(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -5,7 +5,7 @@ A thin wrapper: the implementation is ``dialeval.full.scorer``.
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.core.options import check_known
 from dialeval.full.scorer import DEFAULT_VARIANT
@@ -65,7 +65,7 @@ COMPUTE_OPTIONS = ("level", "variant", "lookback", "model", "batch_size", "devic
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Full(dialeval.metric_base.CheckedMetric):
+class Full(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

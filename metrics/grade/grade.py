@@ -5,7 +5,7 @@ A thin wrapper: the implementation is ``dialeval.grade``.
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.core.options import check_known
 from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
@@ -55,7 +55,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Grade(dialeval.metric_base.CheckedMetric):
+class Grade(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

@@ -6,7 +6,7 @@ A thin wrapper: the implementation is ``dialeval.holistic.scorer``. One configur
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.holistic.scorer import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
 
@@ -80,7 +80,7 @@ _FEATURES = {
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Holistic(dialeval.metric_base.CheckedMetric):
+class Holistic(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         if self.config_name not in ASPECTS:
             raise ValueError(

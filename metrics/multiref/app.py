@@ -1,11 +1,11 @@
-"""Gradio widget of the multiref metric (a Hugging Face Space), built by dialeval.widget.
+"""Gradio widget of the multiref metric (a Hugging Face Space), built by dialeval.modules.widget.
 
 Run locally: `python metrics/multiref/app.py`; GRADIO_SERVER_NAME / GRADIO_SERVER_PORT set the address.
 The scoring endpoint is /compute (gradio_client).
 """
 
 import evaluate
-from dialeval.widget import launch_widget
+from dialeval.modules.widget import launch_widget
 
 module = evaluate.load("dialeval/multiref")
 launch_widget(module)

@@ -5,7 +5,7 @@ A thin wrapper: the implementation is ``dialeval.multiref.scorer``.
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.multiref.scorer import DEFAULT_TOOLING
 from dialeval.multiref.scorer import QUALITY_METRICS
@@ -75,7 +75,7 @@ Examples:
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Multiref(dialeval.metric_base.CheckedMetric):
+class Multiref(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         check_config(self.config_name)
         if self.config_name == "diversity":

@@ -6,7 +6,7 @@ A thin wrapper: the implementation is ``dialeval.ssrem.scorer``; the weights are
 
 import datasets
 import evaluate
-import dialeval.metric_base
+import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.core.options import check_known
 from dialeval.ssrem.scorer import DEFAULT_MODEL
@@ -70,7 +70,7 @@ _STRINGS = datasets.Sequence(datasets.Value("string"))
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
-class Ssrem(dialeval.metric_base.CheckedMetric):
+class Ssrem(dialeval.modules.metric_base.CheckedMetric):
     def _info(self):
         return evaluate.MetricInfo(
             description=_DESCRIPTION,

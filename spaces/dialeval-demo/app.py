@@ -4,7 +4,7 @@ Tab "Score": paste a conversation (one turn per line, the last line is the respo
 and, optionally, reference responses (one per line); pick metrics; every score comes back with its
 range, its direction, a one-line meaning (as the metric declares them, :func:`dialeval.registry.describe`)
 and what it refers to. The scoring goes through
-:mod:`dialeval.runners`, the same code as ``dialeval score`` and the evaluate modules, and models
+:mod:`dialeval.scoring.runners`, the same code as ``dialeval score`` and the evaluate modules, and models
 load once per process.
 
 Run locally: ``pip install -e ".[demo]" && python spaces/dialeval-demo/app.py`` (http://127.0.0.1:7860).
@@ -21,7 +21,7 @@ from dialeval import registry
 from dialeval.core.scales import Scale
 from dialeval.core.spec import DemoChoice
 from dialeval.models import ModelNotFoundError
-from dialeval.runners import get_runner
+from dialeval.scoring.runners import get_runner
 
 # What a choice may need beyond the response: item field -> what to ask the user for.
 NEEDS = {

@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from dialeval.corpora import dailydialog
+from dialeval.data.corpora import dailydialog
 from dialeval.data import data_file
 from dialeval.grade.encoder import PairEncoder
 from dialeval.grade.features import GraphFeaturizer

@@ -57,11 +57,11 @@ class Trainee(nn.Module):
         return out
 
     def save(self, output: Path, encoder_hub_id: str, packages: dict[str, str]) -> None:
-        """The head and, if fine-tuned, the encoder's adapter with its base record (:mod:`dialeval.hub`)."""
+        """The head and, if fine-tuned, the encoder's adapter with its base record (:mod:`dialeval.models.hub`)."""
         self.head.save(output)
         if self.pair_encoder is None:
             return
-        from dialeval import hub
+        from dialeval.models import hub
         from dialeval.core.training import save_adapter
 
         folder = output / encoder_adapter_dir(self.head.use_graph)
@@ -80,7 +80,7 @@ def lora_config(args: argparse.Namespace) -> Any:
 
 def encoder_base(name: str) -> tuple[str, dict[str, str]]:
     """``(Hub id, pinned packages)`` of the encoder an adapter is trained over, for its base record."""
-    from dialeval import hub
+    from dialeval.models import hub
     from dialeval.core.nli import PYPI_ENCODERS
 
     if name in PYPI_ENCODERS:
