@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 
 import torch
 
+from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.encoders import MPNET, MPNET_PARTS, minilm_dir, mpnet_dir
 from dialeval.models import resolve_model
 from dialeval.core.text import check_same_length, check_texts
@@ -170,8 +171,9 @@ class NLIScorer:
     ``model`` is resolved by :func:`dialeval.models.resolve_model` (local directory, name under
     ``$DIALEVAL_MODELS`` such as :data:`LOCAL_NLI`, or Hub id). Pairs are truncated to
     ``max_length`` tokens (at most the model's and tokenizer's limits; longest side first, so
-    both texts keep their beginnings), sorted by length and padded per batch of
-    ``batch_size``; results come back in input order and do not depend on the batch size beyond
+    both texts keep their beginnings) and run in length batches of at most ``batch_size`` pairs
+    (:func:`dialeval.core.batching.length_batches`: runs of the pairs sorted by token length, cut
+    where padding and calls cost least); results come back in input order and do not depend on the batch size beyond
     float rounding.
     """
 
@@ -209,10 +211,9 @@ class NLIScorer:
         hypotheses = check_texts(hypotheses, "hypotheses")
         n = check_same_length(premises=premises, hypotheses=hypotheses)
         features = encode_pairs(self.tokenizer, premises, hypotheses, self.max_length)
-        order = sorted(range(n), key=lambda i: len(features[i]["input_ids"]))
+        lengths = [len(f["input_ids"]) for f in features]
         out = torch.empty(n, len(self.labels), dtype=torch.float64)
-        for start in range(0, n, self.batch_size):
-            idx = order[start : start + self.batch_size]
+        for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
             batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt").to(self.device)
             logits = self.model(**batch).logits
             probs = torch.softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)

