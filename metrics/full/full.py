@@ -7,7 +7,6 @@ import datasets
 import evaluate
 import dialeval.metric_base
 from dialeval.modules import kept_scorer
-from dialeval.core.options import check_known
 from dialeval.full.scorer import DEFAULT_VARIANT
 from dialeval.full.scorer import FULLScorer
 from dialeval.full.scorer import LOOKBACK
@@ -61,7 +60,6 @@ Examples:
     >>> results["flags"]
     [[]]
 """
-COMPUTE_OPTIONS = ("level", "variant", "lookback", "model", "batch_size", "device")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -87,8 +85,7 @@ class Full(dialeval.metric_base.CheckedMetric):
         return super().compute(**kwargs)
 
     def _compute(self, contexts, responses, level="turn", variant=DEFAULT_VARIANT, lookback=LOOKBACK, model=None,
-                 batch_size=32, device=None, **unknown):
-        check_known("full compute()", unknown, COMPUTE_OPTIONS)
+                 batch_size=32, device=None):
         model = model or default_full_model()
         scorer = kept_scorer(self, (model, batch_size, device, lookback),
                              lambda: FULLScorer(model, device=device, batch_size=batch_size, lookback=lookback))

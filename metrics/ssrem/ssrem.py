@@ -8,13 +8,10 @@ import datasets
 import evaluate
 import dialeval.metric_base
 from dialeval.modules import kept_scorer
-from dialeval.core.options import check_known
 from dialeval.ssrem.scorer import DEFAULT_MODEL
 from dialeval.ssrem.scorer import DEFAULT_SCALING
 from dialeval.ssrem.scorer import SSREMScorer
 from dialeval.ssrem.scorer import check_inputs
-
-COMPUTE_OPTIONS = ("model", "scaling", "mover", "word_vectors", "device")
 
 _CITATION = """\
 @inproceedings{bak-oh-2020-speaker,
@@ -84,13 +81,10 @@ class Ssrem(dialeval.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/2020.acl-main.568/"],
         )
 
-    def compute(self, *, contexts=None, responses=None, references=None, **kwargs):
-        """Score ``responses`` given ``contexts`` and ``references`` (see the arguments below)."""
+    def _check_inputs(self, given):
         # Check before evaluate's features cast the inputs (an int would silently become "7").
-        check_known("ssrem compute()", kwargs, COMPUTE_OPTIONS)
-        if responses is not None:
-            check_inputs(contexts, responses, references)
-        return super().compute(contexts=contexts, responses=responses, references=references, **kwargs)
+        if given.get("responses") is not None:
+            check_inputs(given.get("contexts"), given["responses"], given.get("references"))
 
     def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling=DEFAULT_SCALING, mover="sms",
                  word_vectors=None, device=None):
