@@ -66,12 +66,14 @@ class CheckedMetric(evaluate.Metric):
 
     def compute(self, **kwargs: Any) -> dict | None:
         """Compute the module's scores after checking the options and inputs given (module docstring)."""
+        inputs = self.input_names()
+        # None is evaluate's "not given" for its own keywords, as in evaluate.Metric.compute
+        kwargs = {k: v for k, v in kwargs.items() if k in inputs or k not in EVALUATE_KEYWORDS or v is not None}
         self.check_options(kwargs)
-        if any(name in kwargs for name in self.input_names()):
+        if any(name in kwargs for name in inputs):
             self._check_inputs(kwargs)
             check_module_inputs(self.features, kwargs)
             kwargs = normalise_module_inputs(self.features, kwargs)
-        inputs = self.input_names()
         held = {k: kwargs.pop(k) for k in EVALUATE_KEYWORDS if k in kwargs and k not in inputs}
         if not held:
             return super().compute(**kwargs)

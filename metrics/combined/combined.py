@@ -49,8 +49,8 @@ Examples:
     >>> combined = evaluate.load("dialeval/combined")
     >>> result = combined.compute(contexts=[["Do you like reading books?"]],
     ...                           responses=["Yes, mostly novels. I read one every week."])
-    >>> sorted(result)
-    ['combined', 'combined_scores', 'flags', 'signature']
+    >>> round(result["combined"], 3), result["flags"]
+    (0.639, [[]])
 """
 
 _STRING = datasets.Value("string")

@@ -56,9 +56,10 @@ Returns:
     model and variant; dialeval.registry.describe("full", "full") gives its meaning.
 Examples:
     >>> full = evaluate.load("dialeval/full")
-    >>> results = full.compute(contexts=[["Do you like reading books?"]], responses=["Yes, mostly novels."])
-    >>> results["flags"]
-    [[]]
+    >>> results = full.compute(contexts=[["Do you like reading books?"]], responses=["Yes, mostly novels."],
+    ...                        model="dialeval/smollm2-dialogue")
+    >>> round(results["full"], 1), results["flags"]
+    (56.8, [[]])
 """
 
 

@@ -46,8 +46,8 @@ Returns:
 Examples:
     >>> grade = evaluate.load("dialeval/grade")
     >>> results = grade.compute(contexts=[["do you like dogs ?"]], responses=["yes , i have two dogs ."])
-    >>> results["flags"]
-    [[]]
+    >>> round(results["grade"], 3), results["flags"]
+    (0.858, [[]])
 """
 
 

@@ -62,8 +62,13 @@ Returns:
     varied wording, raw; consistency_pairs: a count (0 or more), no direction.
     dialeval.registry.describe("holistic", name) gives each one's meaning.
 Examples:
+    >>> coherence = evaluate.load("dialeval/holistic", "coherence")
+    >>> results = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."])
+    >>> round(results["coherence"], 3), round(results["coherence_raw"], 3)
+    (0.163, -3.812)
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
-    >>> diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"]  # doctest: +SKIP
+    >>> round(diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"], 3)
+    1.561
 """
 
 _STRING = datasets.Value("string")
