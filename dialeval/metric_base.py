@@ -75,10 +75,9 @@ class CheckedMetric(evaluate.Metric):
             check_module_inputs(self.features, kwargs)
             kwargs = normalise_module_inputs(self.features, kwargs)
         held = {k: kwargs.pop(k) for k in EVALUATE_KEYWORDS if k in kwargs and k not in inputs}
-        if not held:
-            return super().compute(**kwargs)
-        self._compute = functools.partial(type(self)._compute, self, **held)  # for this call only
+        if held:  # evaluate would drop them: bound to _compute for this call only
+            self._compute = functools.partial(type(self)._compute, self, **held)
         try:
             return super().compute(**kwargs)
         finally:
-            del self._compute
+            self.__dict__.pop("_compute", None)

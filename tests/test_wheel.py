@@ -97,7 +97,8 @@ def wheel_env(tmp_path_factory):
     run([str(python), "-m", "dialeval.cli", "install-bases"])
     outside = work / "elsewhere"
     outside.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV"))}
+    # nothing that points at the checkout (PYTHONPATH) or at this machine's caches
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV", "PYTHONPATH"))}
     env.update(HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf"), DIALEVAL_CACHE=str(work / "cache"),
                DIALEVAL_MODELS=str(work / "models"), PATH=f"{python.parent}:{env['PATH']}",
                DIALEVAL_DATA=str(work / "no-data"))
