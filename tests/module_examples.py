@@ -29,7 +29,8 @@ def loaded_configs(source: str) -> dict[str, str | None]:
     [, "<config>"])`` in ``source``."""
     return {node.targets[0].id: ast.literal_eval(node.value.args[1]) if len(node.value.args) > 1 else None
             for node in ast.walk(ast.parse(source))
-            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name) and _is_call_of(node.value, "load")}
+            if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+            and _is_call_of(node.value, "load")}
 
 
 def example_calls(name: str) -> list[tuple[str | None, dict[str, Any]]]:
