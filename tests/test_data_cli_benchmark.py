@@ -1,8 +1,10 @@
 """Data loaders, the resumable `dialeval score`, and the multiref human-correlation benchmark."""
 
+import importlib.util
 import json
 import re
 import time
+from pathlib import Path
 
 import pytest
 
@@ -10,6 +12,8 @@ from dialeval import registry
 from dialeval.cli import main
 from dialeval.data import load_judgment_file
 from dialeval.multiref.data import load_multiref_mturk, load_multiref_test
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
 
 EXAMPLE_ITEMS = [
     {"id": f"x{i}", "context": ["how are you ?"], "response": r, "references": ["i am fine .", "good , thanks ."]}
@@ -262,6 +266,22 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     assert "holistic:coherence" in table and "skipped:" in table and "multiref:" not in table
     assert main(["examples", "--metrics", "fed"]) == 0  # the fake FED signature names no DialoGPT-large
     assert "fed: the paper's microsoft/DialoGPT-large cannot be had here" in capsys.readouterr().out
+
+
+def test_the_declared_correlation_runs_are_benchmarks_of_their_metric_with_results_files():
+    """benchmarks/correlations.py runs what the metrics declare (Benchmark.runs): each on a paper
+    benchmark of its own metric, under a name of its own, its result files in benchmarks/results."""
+    spec = importlib.util.spec_from_file_location("correlations", BENCHMARKS / "correlations.py")
+    correlations = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(correlations)
+    runs = list(correlations.declared_runs())
+    assert runs and len({run.name for run in runs}) == len(runs)
+    for run in runs:
+        assert registry.benchmark_of(run.metric, run.dataset) is not None, run
+        for suffix in (".json", ".txt"):
+            assert (BENCHMARKS / "results" / f"{run.name}{suffix}").is_file(), run.name
+    command = correlations.command(runs[0], Path("out"))
+    assert command[command.index("--save") + 1] == str(Path("out") / f"{runs[0].name}.json")
 
 
 HOLISTIC_ITEMS = [

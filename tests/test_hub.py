@@ -18,7 +18,16 @@ from dialeval import publish, registry
 from dialeval.models import hub
 from dialeval.models import ModelNotFoundError, resolve_model
 
-BUNDLED = ("smollm2-dailydialog", "smollm2-dialogue", "minilm-nli")
+# The bundled hub/ folders, as the metrics declare them (registry.bundled_for_metric()): peft adapters,
+# dialeval models of their own kind (GRADE, SSREM, combined), and those the modules load offline when
+# given no model: a metric's stand-ins for the published models it prefers (MetricSpec.hub_alternatives),
+# else every folder it bundles (mpnet-nli, holistic's option, is no default)
+BUNDLED = tuple(dict.fromkeys(f for folders in registry.bundled_for_metric().values() for f in folders))
+ADAPTERS = tuple(f for f in BUNDLED if hub.is_adapter(hub.HUB_ROOT / f))
+OWN_KIND = tuple(f for f in BUNDLED if f not in ADAPTERS)
+OFFLINE_DEFAULTS = tuple(dict.fromkeys(
+    f for s in registry.specs()
+    for f in ([m.removeprefix(f"{hub.NAMESPACE}/") for m in s.hub_alternatives.values()] if s.default_models else s.bundled)))
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -254,7 +263,7 @@ def test_publish_cli_dry_run(adapter, monkeypatch, capsys):
 
 # -- the bundled folders ----------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name", BUNDLED + ("mpnet-nli",))  # mpnet-nli: an option, not a default
+@pytest.mark.parametrize("name", ADAPTERS)
 def test_bundled_folder_card_sizes_and_dry_run(name):
     folder = hub.HUB_ROOT / name
     assert hub.bundled_dir(f"dialeval/{name}") == folder, f"{folder} is not bundled"
@@ -279,9 +288,13 @@ def test_bundled_for_metric_names_the_modules_that_use_each_folder():
     assert {f for fs in registry.bundled_for_metric().values() for f in fs} == {p.name for p in hub.HUB_ROOT.iterdir() if p.is_dir()}
 
 
-@pytest.mark.parametrize("name", ("grade-dailydialog", "ssrem-chitchat"))
+# combined-judgments' card (written by training/combined.py) lacks the `datasets` metadata that
+# publish.check_card asks of every folder: strict, so the fix of the card shows here
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.xfail(
+    name == "combined-judgments", reason="card metadata lacks datasets", raises=ValueError, strict=True))
+    for name in OWN_KIND])
 def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name, tmp_path):
-    """GRADE and SSREM folders are not peft adapters: --dry-run re-scores their evaluate sample."""
+    """GRADE, SSREM and combined folders are not peft adapters: --dry-run re-scores their evaluate sample."""
     import shutil
 
     assert any("evaluate outputs of 1 module(s) reproduced" in line for line in publish.validate(hub.HUB_ROOT / name))
@@ -294,7 +307,7 @@ def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name
         publish.check_evaluate_reference(folder)
 
 
-@pytest.mark.parametrize("name", BUNDLED + ("grade-dailydialog", "ssrem-chitchat", "combined-judgments"))
+@pytest.mark.parametrize("name", OFFLINE_DEFAULTS)
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
     with no model argument reproduces the stored reference scores and names the weights."""

@@ -1,9 +1,11 @@
-"""Wrong input types are refused by name before evaluate sees them (issue 23, item 3)."""
+"""Wrong input types (issue 23, item 3) and unknown options are refused by name before evaluate sees them."""
 
 import datasets
 import pytest
 
+from dialeval import registry
 from dialeval.modules.inputs import check_module_inputs
+from module_examples import example_calls
 
 TEXT = datasets.Value("string")
 TEXTS = datasets.Sequence(datasets.Value("string"))
@@ -68,3 +70,28 @@ def test_every_text_is_bounded_with_a_warning():
     with pytest.warns(UserWarning, match=rf"responses: 1 text\(s\) longer than 100,000 characters .*responses\[1\] had {len(long):,}"):
         texts = check_texts(["short", long], "responses")
     assert texts == ["short", long[:MAX_CHARS]]
+
+
+@pytest.mark.parametrize("name", registry.METRICS)
+def test_every_module_names_an_unknown_option_and_the_accepted_ones(name):
+    """The accepted options are read from the module's ``_compute`` (holistic: its aspect's scoring
+    method); an unknown one is refused before any model loads, with every accepted one named."""
+    import dialeval
+
+    config, example = example_calls(name)[0]
+    module = dialeval.load(name, config)
+    accepted = module.compute_options()
+    assert accepted and not set(accepted) & set(module.input_names())
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['no_such_option'\]; accepted: ") as refused:
+        module.compute(**example, no_such_option=1)
+    assert all(repr(option) in str(refused.value) for option in accepted)
+
+
+def test_a_module_whose_compute_takes_any_keyword_is_refused():
+    """evaluate's common test forbids ``**kwargs`` in ``_compute``: the options could not be read."""
+    import dialeval.modules.metric_base
+
+    with pytest.raises(TypeError, match=r"Loose._compute takes \*\*options"):
+        class Loose(dialeval.modules.metric_base.CheckedMetric):
+            def _compute(self, predictions, references, **options):
+                return {}

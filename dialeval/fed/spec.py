@@ -45,7 +45,10 @@ SPEC = MetricSpec(
     hub_alternatives={"microsoft/DialoGPT-large": STAND_IN, "microsoft/DialoGPT-medium": STAND_IN},
     judgment_sets={f"fed-{level}": _judgments(level) for level in LEVELS},
     published=published,
-    benchmarks={f"fed-{level}": Benchmark("dialeval.fed.benchmark", "fed", "format_fed", (level,)) for level in LEVELS},
+    # the correlation runs: the bundled stand-in and its un-tuned base, every variant in one pass
+    benchmarks={f"fed-{level}": Benchmark("dialeval.fed.benchmark", "fed", "format_fed", (level,), runs={
+        f"fed-{level}-{model.removeprefix('dialeval/')}": {"model": model, "mode": "all"}
+        for model in (STAND_IN, "smollm2-135m-instruct")}) for level in LEVELS},
     # FED scores dialog-level qualities on fed-dialog only, turn-level ones elsewhere
     grid_jobs=(Job("fed", "fed", {}, ("turn_overall", "dialog_overall"), options_for=dialog_level_on("fed-dialog")),),
     # The paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with humans

@@ -43,9 +43,10 @@ SPEC = MetricSpec(
     judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
     published=published,
     benchmarks={
-        **{name: Benchmark("dialeval.grade.benchmark", "grade", "format_grade", (name.split("-", 1)[1],))
-           for name in SETS},
-        "grade-ablations": Benchmark("dialeval.grade.benchmark", "grade_ablations", "format_grade_ablations"),
+        **{name: Benchmark("dialeval.grade.benchmark", "grade", "format_grade", (name.split("-", 1)[1],),
+                           runs={name: {}}) for name in SETS},
+        "grade-ablations": Benchmark("dialeval.grade.benchmark", "grade_ablations", "format_grade_ablations",
+                                     runs={"grade-ablations": {}}),
     },
     grid_jobs=(Job("grade", "grade", {}, ("grade",)),),
     samples={"grade-dailydialog": (EvaluateSample(

@@ -310,42 +310,29 @@ class LikelihoodScorer:
 
 # -- the evaluate module's arguments ----------------------------------------------------------------
 
-# Per aspect: the list inputs (one entry per item) and every keyword compute() accepts.
-INPUTS = {
-    "coherence": ("queries", "responses"),
-    "fluency": ("responses",),
-    "diversity": ("response_groups",),
-    "consistency": ("histories", "responses"),
-}
-OPTIONS = {
-    "coherence": ("model", "cutoff", "reduction", "batch_size", "device"),
-    "fluency": ("model", "cutoff", "reduction", "batch_size", "device"),
-    "diversity": (),
-    "consistency": ("speakers", "response_speakers", "nli", "batch_size", "device"),
-}
 
-
-def check_compute_args(aspect: str, given: dict[str, Any]) -> None:
-    """Validate ``compute()``'s keywords for ``aspect`` before evaluate stores anything: unknown names
-    (``model=`` for consistency, whose classifier is ``nli=``), missing or empty input lists,
-    mismatched lengths and a device torch does not have raise a ``ValueError`` naming the cause."""
+def check_compute_args(aspect: str, given: dict[str, Any], inputs: Sequence[str], options: Sequence[str]) -> None:
+    """Validate ``compute()``'s keywords for ``aspect`` (its list ``inputs``, one entry per item, and
+    its ``options``) before evaluate stores anything: unknown names (``model=`` for consistency, whose
+    classifier is ``nli=``), missing or empty input lists, mismatched lengths and a device torch does
+    not have raise a ``ValueError`` naming the cause."""
     from dialeval.core.options import check_device, check_known
 
     if aspect == "consistency" and "model" in given:
         raise ValueError("consistency takes its NLI classifier as nli='...' (e.g. nli='dialeval/minilm-nli'), "
                          "not model=")
     check_known(f"holistic {aspect}", {k for k, v in given.items() if v is not None},
-                INPUTS[aspect] + OPTIONS[aspect] + ("predictions", "references"))
+                (*inputs, *options, "predictions", "references"))
     for name in ("predictions", "references"):
         if given.get(name) is not None:
-            raise ValueError(f"holistic {aspect} takes {' and '.join(INPUTS[aspect])}, not {name}=")
-    for name in INPUTS[aspect]:
+            raise ValueError(f"holistic {aspect} takes {' and '.join(inputs)}, not {name}=")
+    for name in inputs:
         value = given.get(name)
         if value is None:
             raise ValueError(f"holistic {aspect} needs {name}=[...] (one entry per item)")
         if isinstance(value, str) or not isinstance(value, Sequence) or len(value) == 0:
             raise ValueError(f"{name} must be a non-empty list (one entry per item), got {value!r:.80}")
-    check_same_length(**{name: given[name] for name in INPUTS[aspect]})
+    check_same_length(**{name: given[name] for name in inputs})
     if "responses" in given:
         check_texts(given["responses"], "responses", allow_empty=True)
     check_device(given.get("device"))

@@ -36,6 +36,15 @@ def _judgments(aspect: str):
     return load
 
 
+def _correlation_runs(aspect: str) -> dict[str, dict[str, Any]]:
+    """The human-correlation runs of ``aspect`` (benchmarks/correlations.py): the bundled LM and its
+    un-tuned base for coherence and fluency, the bundled NLI classifier for consistency."""
+    if aspect == "consistency":
+        return {f"holistic-{aspect}-{NLI.removeprefix('dialeval/')}": {"nli": NLI}}
+    return {f"holistic-{aspect}-{model.removeprefix('dialeval/')}": {"model": model}
+            for model in (LM, "smollm2-135m-instruct")}
+
+
 def _nli_card(name: str, title: str, model: str, used_by: str, results: str, full_results: str,
               full: dict | None = None) -> CardSpec:
     """The card of a bundled NLI classifier (``training/nli.py``): ``model`` describes the encoder and
@@ -102,8 +111,8 @@ SPEC = MetricSpec(
     hub_alternatives={"gpt2": LM, "roberta-large-mnli": NLI, "FacebookAI/roberta-large-mnli": NLI},
     judgment_sets={f"holistic-{aspect}": _judgments(aspect) for aspect in ASPECTS},
     published=published,
-    benchmarks={f"holistic-{aspect}": Benchmark("dialeval.holistic.benchmark", "holistic", "format_holistic", (aspect,))
-                for aspect in ASPECTS},
+    benchmarks={f"holistic-{aspect}": Benchmark("dialeval.holistic.benchmark", "holistic", "format_holistic", (aspect,),
+                                                runs=_correlation_runs(aspect)) for aspect in ASPECTS},
     aspects=ASPECTS,
     grid_jobs=(
         Job("holistic", "holistic", {"aspects": ["coherence", "fluency"]}, ("coherence", "fluency"),

@@ -24,10 +24,10 @@ SPEC = MetricSpec(
     bundled=("ssrem-chitchat",),
     build_hints={"dialeval/ssrem-chitchat": BUILD, "ssrem-chitchat": BUILD},
     benchmarks={
-        **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,))
-           for name in TABLE4_SETS},
+        **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,),
+                                      runs={f"ssrem-{name}": {}}) for name in TABLE4_SETS},
         "ssrem-all": Benchmark("dialeval.ssrem.benchmark", "table4_all", "format_table4"),
-        "ssrem-heldout": Benchmark("dialeval.ssrem.benchmark", "heldout", "format_heldout"),
+        "ssrem-heldout": Benchmark("dialeval.ssrem.benchmark", "heldout", "format_heldout", runs={"ssrem-heldout": {}}),
     },
     grid_jobs=(Job("ssrem", "ssrem", {}, ("ssrem",)),),
     samples={"ssrem-chitchat": (EvaluateSample(

@@ -10,11 +10,8 @@ import evaluate
 import dialeval.modules.metric_base
 from dialeval.combined.runner import DEFAULT_MODEL
 from dialeval.combined.runner import run_combined
-from dialeval.core.options import check_known
 from dialeval.core.results import summarize
 from dialeval.modules.inputs import check_module_inputs
-
-COMPUTE_OPTIONS = ("model", "references")
 
 _CITATION = """\
 @inproceedings{yeh-etal-2021-comprehensive,
@@ -52,8 +49,8 @@ Examples:
     >>> combined = evaluate.load("dialeval/combined")
     >>> result = combined.compute(contexts=[["Do you like reading books?"]],
     ...                           responses=["Yes, mostly novels. I read one every week."])
-    >>> sorted(result)
-    ['combined', 'combined_scores', 'flags', 'signature']
+    >>> round(result["combined"], 3), result["flags"]
+    (0.639, [[]])
 """
 
 _STRING = datasets.Value("string")
@@ -73,23 +70,17 @@ class Combined(dialeval.modules.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/2021.eancs-1.3/"],
         )
 
-    def compute(self, **kwargs):
-        """Score ``responses`` given ``contexts`` (and ``references``; see the arguments below)."""
-        check_known("combined compute()", [k for k in kwargs if k not in self._feature_names()], COMPUTE_OPTIONS)
-        references = kwargs.get("references")
+    def _check_inputs(self, given):
+        references = given.get("references")
         if references is not None:
             check_module_inputs(_REFERENCES, {"references": references})
-            if isinstance(kwargs.get("responses"), list) and len(references) != len(kwargs["responses"]):
-                raise ValueError(f"references has {len(references)} entries for {len(kwargs['responses'])} responses")
+            if isinstance(given.get("responses"), list) and len(references) != len(given["responses"]):
+                raise ValueError(f"references has {len(references)} entries for {len(given['responses'])} responses")
             if any(not refs for refs in references):
                 raise ValueError("references: every entry needs at least one reference")
-        # evaluate's compute() takes `references` as a feature name and drops it when it is not one:
-        # it reaches _compute under another name
-        return super().compute(**{k: v for k, v in kwargs.items() if k != "references"}, reference_lists=references)
 
-    def _compute(self, contexts, responses, reference_lists=None, model=DEFAULT_MODEL):
-        items = [{"context": list(c), "response": r,
-                  **({"references": list(reference_lists[i])} if reference_lists else {})}
+    def _compute(self, contexts, responses, references=None, model=DEFAULT_MODEL):
+        items = [{"context": list(c), "response": r, **({"references": list(references[i])} if references else {})}
                  for i, (c, r) in enumerate(zip(contexts, responses))]
         scores = run_combined(items, model)
         return {**summarize(*scores), "flags": scores.flags}

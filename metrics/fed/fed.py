@@ -9,7 +9,6 @@ import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.fed.scorer import DEFAULT_MODE
 from dialeval.fed.scorer import FEDScorer
-from dialeval.core.options import check_known
 from dialeval.fed.runner import default_dialogue_model
 
 _CITATION = """\
@@ -55,11 +54,13 @@ Returns:
     more, higher = better. dialeval.registry.describe("fed", name) gives each one's meaning.
 Examples:
     >>> fed = evaluate.load("dialeval/fed")
-    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="smollm2-135m-instruct")
-    >>> results["signature"]  # doctest: +SKIP
-    'metric:fed|model:smollm2-135m-instruct@...|mode:conditional|level:turn|version:...'
+    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/smollm2-dialogue",
+    ...                       qualities=["interesting", "fluent"])
+    >>> round(results["turn_interesting"], 2), round(results["turn_fluent"], 2)
+    (1.05, 2.51)
+    >>> results["signature"]
+    'metric:fed|model:dialeval/smollm2-dialogue@...|mode:conditional|level:turn|version:...'
 """
-COMPUTE_OPTIONS = ("level", "mode", "model", "qualities", "batch_size", "device", "eos_token")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -75,8 +76,7 @@ class Fed(dialeval.modules.metric_base.CheckedMetric):
         )
 
     def _compute(self, conversations, level="turn", mode=DEFAULT_MODE, model=None, qualities=None,
-                 batch_size=32, device=None, eos_token=None, **unknown):
-        check_known("fed compute()", unknown, COMPUTE_OPTIONS)
+                 batch_size=32, device=None, eos_token=None):
         model = model or default_dialogue_model()
         settings = (model, None if qualities is None else tuple(qualities), batch_size, device, eos_token)
         scorer = kept_scorer(self, settings, lambda: FEDScorer(model, device=device, batch_size=batch_size,

@@ -7,7 +7,6 @@ import datasets
 import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
-from dialeval.core.options import check_known
 from dialeval.full.scorer import DEFAULT_VARIANT
 from dialeval.full.scorer import FULLScorer
 from dialeval.full.scorer import LOOKBACK
@@ -57,11 +56,11 @@ Returns:
     model and variant; dialeval.registry.describe("full", "full") gives its meaning.
 Examples:
     >>> full = evaluate.load("dialeval/full")
-    >>> results = full.compute(contexts=[["Do you like reading books?"]], responses=["Yes, mostly novels."])
-    >>> results["flags"]
-    [[]]
+    >>> results = full.compute(contexts=[["Do you like reading books?"]], responses=["Yes, mostly novels."],
+    ...                        model="dialeval/smollm2-dialogue")
+    >>> round(results["full"], 1), results["flags"]
+    (56.8, [[]])
 """
-COMPUTE_OPTIONS = ("level", "variant", "lookback", "model", "batch_size", "device")
 
 
 @evaluate.utils.file_utils.add_start_docstrings(_DESCRIPTION, _KWARGS_DESCRIPTION)
@@ -87,8 +86,7 @@ class Full(dialeval.modules.metric_base.CheckedMetric):
         return super().compute(**kwargs)
 
     def _compute(self, contexts, responses, level="turn", variant=DEFAULT_VARIANT, lookback=LOOKBACK, model=None,
-                 batch_size=32, device=None, **unknown):
-        check_known("full compute()", unknown, COMPUTE_OPTIONS)
+                 batch_size=32, device=None):
         model = model or default_full_model()
         scorer = kept_scorer(self, (model, batch_size, device, lookback),
                              lambda: FULLScorer(model, device=device, batch_size=batch_size, lookback=lookback))

@@ -7,10 +7,7 @@ import datasets
 import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
-from dialeval.core.options import check_known
 from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
-
-COMPUTE_OPTIONS = ("graph", "model", "batch_size", "device")
 
 _CITATION = """\
 @inproceedings{huang-etal-2020-grade,
@@ -49,8 +46,8 @@ Returns:
 Examples:
     >>> grade = evaluate.load("dialeval/grade")
     >>> results = grade.compute(contexts=[["do you like dogs ?"]], responses=["yes , i have two dogs ."])
-    >>> results["flags"]
-    [[]]
+    >>> round(results["grade"], 3), results["flags"]
+    (0.858, [[]])
 """
 
 
@@ -68,8 +65,7 @@ class Grade(dialeval.modules.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/2020.emnlp-main.742/"],
         )
 
-    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None, **unknown):
-        check_known("grade compute()", unknown, COMPUTE_OPTIONS)
+    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None):
         return self._scorer(model, batch_size, device).score(contexts, responses, graph=graph)
 
     def _scorer(self, model, batch_size, device):

@@ -4,6 +4,8 @@ A thin wrapper: the implementation is ``dialeval.holistic.scorer``. One configur
 ``evaluate.load("dialeval/holistic", "coherence" | "fluency" | "diversity" | "consistency")``.
 """
 
+import inspect
+
 import datasets
 import evaluate
 import dialeval.modules.metric_base
@@ -62,8 +64,13 @@ Returns:
     varied wording, raw; consistency_pairs: a count (0 or more), no direction.
     dialeval.registry.describe("holistic", name) gives each one's meaning.
 Examples:
+    >>> coherence = evaluate.load("dialeval/holistic", "coherence")
+    >>> results = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."])
+    >>> round(results["coherence"], 3), round(results["coherence_raw"], 3)
+    (0.163, -3.812)
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
-    >>> diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"]  # doctest: +SKIP
+    >>> round(diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"], 3)
+    1.561
 """
 
 _STRING = datasets.Value("string")
@@ -101,20 +108,43 @@ class Holistic(dialeval.modules.metric_base.CheckedMetric):
         """
         # Validate before evaluate stores anything: its own errors for these cases are an IndexError
         # (empty lists), a TypeError (a missing input, an unknown keyword) or a silently ignored option.
-        check_compute_args(self.config_name, kwargs)
-        return super().compute(**kwargs)
+        check_compute_args(self.config_name, kwargs, self.input_names(), self.compute_options())
+        # an option given as None takes its aspect's default (the scoring method's)
+        return super().compute(**{name: value for name, value in kwargs.items() if value is not None})
 
-    def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None,
-                 nli=None, cutoff="model", reduction=None, speakers=None, response_speakers=None,
-                 batch_size=16, device=None):
-        from dialeval.holistic.runner import default_holistic_model, default_nli_model
+    def compute_options(self):
+        """This aspect's options: the parameters of its scoring method (``_coherence``, ...) that are no input."""
+        inputs = self.input_names()
+        return [name for name in inspect.signature(self._aspect_method()).parameters if name not in inputs]
 
-        aspect = self.config_name
-        if aspect == "diversity":
-            return diversity(response_groups)
-        if aspect == "consistency":
-            scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size)
-            return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
+    def _aspect_method(self):
+        return getattr(self, f"_{self.config_name}")
+
+    def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None, nli=None,
+                 cutoff=None, reduction=None, speakers=None, response_speakers=None, batch_size=None, device=None):
+        # every aspect's inputs and options; compute() let through only this aspect's
+        given = {name: value for name, value in locals().items() if name != "self" and value is not None}
+        return self._aspect_method()(**given)
+
+    def _coherence(self, queries, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None):
+        return self._likelihood("coherence", responses, queries, model, cutoff, reduction, batch_size, device)
+
+    def _fluency(self, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None):
+        return self._likelihood("fluency", responses, None, model, cutoff, reduction, batch_size, device)
+
+    def _diversity(self, response_groups):
+        return diversity(response_groups)
+
+    def _consistency(self, histories, responses, speakers=None, response_speakers=None, nli=None, batch_size=16,
+                     device=None):
+        from dialeval.holistic.runner import default_nli_model
+
+        scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size)
+        return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
+
+    def _likelihood(self, aspect, responses, queries, model, cutoff, reduction, batch_size, device):
+        from dialeval.holistic.runner import default_holistic_model
+
         scorer = self._scorer(LikelihoodScorer, model or default_holistic_model(), device=device, batch_size=batch_size)
         return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction)
 

@@ -13,9 +13,6 @@ from dialeval.multiref.scorer import MultiRefScorer
 from dialeval.multiref.scorer import check_config
 from dialeval.multiref.scorer import check_diversity_inputs
 from dialeval.multiref.scorer import check_quality_inputs
-from dialeval.core.options import check_known
-
-COMPUTE_OPTIONS = ("metrics", "word_vectors", "rouge_beta", "tooling", "meteor", "bleu")
 
 _CITATION = """\
 @inproceedings{gupta-etal-2019-investigating,
@@ -106,16 +103,11 @@ class Multiref(dialeval.modules.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/W19-5944/"],
         )
 
-    def compute(self, *, predictions=None, references=None, **kwargs):
-        """Score ``predictions`` against ``references`` (see the arguments below)."""
+    def _check_inputs(self, given):
         # Check types before evaluate's features cast them (an int would silently become "7").
-        check_known("multiref compute()", kwargs, COMPUTE_OPTIONS)
-        if predictions is not None:
-            if self.config_name == "diversity":
-                check_diversity_inputs(predictions, references)
-            else:
-                check_quality_inputs(predictions, references)
-        return super().compute(predictions=predictions, references=references, **kwargs)
+        if given.get("predictions") is not None:
+            check = check_diversity_inputs if self.config_name == "diversity" else check_quality_inputs
+            check(given["predictions"], given.get("references"))
 
     def _compute(self, predictions, references, metrics=QUALITY_METRICS, word_vectors=None, rouge_beta=None,
                  tooling=DEFAULT_TOOLING, meteor=None, bleu="nltk"):
