@@ -92,16 +92,17 @@ def wheel_env(tmp_path_factory):
     assert len(wheels) == 1
     venv.EnvBuilder(with_pip=True).create(work / "venv")
     python = work / "venv" / "bin" / "python"
-    run([str(python), "-m", "pip", "install", "-q", TORCH])
-    run([str(python), "-m", "pip", "install", "-q", str(wheels[0])])
-    run([str(python), "-m", "dialeval.cli", "install-bases"])
     outside = work / "elsewhere"
     outside.mkdir()
-    # nothing that points at the checkout (PYTHONPATH) or at this machine's caches
+    # nothing that points at the checkout (PYTHONPATH: pip would take the checkout for an installed
+    # dialeval and skip the wheel) or at this machine's caches, from the install on
     env = {k: v for k, v in os.environ.items() if not k.startswith(("DIALEVAL_", "HF_", "VIRTUAL_ENV", "PYTHONPATH"))}
     env.update(HF_HUB_OFFLINE="1", HF_HOME=str(work / "hf"), DIALEVAL_CACHE=str(work / "cache"),
                DIALEVAL_MODELS=str(work / "models"), PATH=f"{python.parent}:{env['PATH']}",
                DIALEVAL_DATA=str(work / "no-data"))
+    run([str(python), "-m", "pip", "install", "-q", TORCH], cwd=outside, env=env)
+    run([str(python), "-m", "pip", "install", "-q", str(wheels[0])], cwd=outside, env=env)
+    run([str(python), "-m", "dialeval.cli", "install-bases"], cwd=outside, env=env)
     yield python, outside, env, wheels[0]
     shutil.rmtree(work)  # about 2 GB; a CI machine can be short of disk
 
