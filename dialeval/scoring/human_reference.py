@@ -74,6 +74,15 @@ class HumanReference:
         higher = registry.describe(self.metric, score).higher_is_better is not False
         return [percentile(v, self.scores[score], higher) for v in values]
 
+    def read(self, per_item: Mapping[str, Sequence[float | None]]) -> dict[str, list[float | None]]:
+        """Sub-score -> per-item percentiles, for every sub-score of ``per_item`` the reference holds;
+        ``ValueError`` when it holds none of them."""
+        found = {score: self.percentiles(score, per_item[score]) for score in self.scores if score in per_item}
+        if not found:
+            raise ValueError(f"none of {self.metric}'s scores {sorted(per_item)} has a human reference "
+                             f"(it holds {sorted(self.scores)})")
+        return found
+
 
 def percentile(value: float | None, reference: Sequence[float], higher_is_better: bool = True) -> float | None:
     """The mid-rank percentile of ``value`` in the sorted ``reference`` (module docstring), oriented
@@ -155,20 +164,18 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None) -> Hum
 def with_percentiles(metric: str, per_item: Mapping[str, Sequence[float | None]],
                      options: Mapping[str, Any] | None = None) -> tuple[dict[str, list[float | None]], str]:
     """``(<score>_percentiles -> per item, the reference's signature)`` for every sub-score of
-    ``per_item`` the stored reference holds (:func:`load_reference`)."""
+    ``per_item`` the stored reference holds (:func:`load_reference`, :meth:`HumanReference.read`)."""
     reference = load_reference(metric, options)
-    found = {f"{score}{SUFFIX}": reference.percentiles(score, per_item[score]) for score in reference.scores
-             if score in per_item}
-    if not found:
-        raise ValueError(f"none of {metric}'s scores {sorted(per_item)} has a human reference "
-                         f"(it holds {sorted(reference.scores)})")
+    found = {f"{score}{SUFFIX}": values for score, values in reference.read(per_item).items()}
     return found, reference_signature(reference)
 
 
 def reference_signature(reference: HumanReference) -> str:
-    """The reference's own signature: what it is among and the key it was checked against."""
-    return (f"percentiles:{reference.metric}|among:{reference.label}|weights:{reference.key['weights'][:12]}"
-            f"|cache_format:{reference.key['cache_format']}|scored_as:{reference.signature}")
+    """The reference's own signature: what it is among and the key it was checked against (the
+    scores' signature is the result's own)."""
+    cases = reference.cases
+    return (f"percentiles:{reference.metric}|among:{cases['source']} human replies|n:{cases['n']}|seed:{cases['seed']}"
+            f"|weights:{reference.key['weights'][:12]}|cache_format:{reference.key['cache_format']}")
 
 
 def store_reference(metric: str, options: Mapping[str, Any] | None, scores: Mapping[str, Sequence[float | None]],
