@@ -133,7 +133,9 @@ def cmd_score(args: argparse.Namespace) -> int:
     items, lines, hashes = read_items(args.input)
     shard = shard_range(len(items), num_shards, index, args.chunk_size)
     run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
-    reference = load_reference(args.metric, options) if args.percentiles else None  # a stale one: refused now
+    reference = None
+    if args.percentiles:  # a stale reference is refused before any scoring
+        reference = load_reference(args.metric, options, any(item.get("references") for item in items))
     if output is None:
         with tqdm(total=len(shard), desc=args.metric, unit="item") as bar:
             for text, count, _ in _score_lines(args, items, lines, run_options, shard, None, STDOUT, reference):

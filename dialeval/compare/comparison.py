@@ -30,13 +30,13 @@ def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: boo
     return scores_for(metric, options, items, refresh, progress=progress, desc=f"{metric} on {label}")
 
 
-def _add_percentiles(metric: str, options: Mapping[str, Any], entry: dict[str, Any]) -> None:
+def _add_percentiles(metric: str, options: Mapping[str, Any], entry: dict[str, Any], references: bool) -> None:
     """Each system's (and the human responses') mean of every sub-score with a stored human reference
     as its percentile among human replies (:mod:`dialeval.scoring.human_reference`; a stale or missing
     reference is a ``ValueError``)."""
     from dialeval.scoring.human_reference import load_reference, reference_signature
 
-    reference = load_reference(metric, options)
+    reference = load_reference(metric, options, references)
     for sub, block in entry["scores"].items():
         if sub in reference.scores:
             for row in [*block["systems"], *([block["human_reference"]] if "human_reference" in block else [])]:
@@ -149,7 +149,8 @@ def compare_systems(
                                                 "ci_low": low, "ci_high": high, "references": "leave-one-out"}
             entry["scores"][sub] = block
         if percentiles:
-            _add_percentiles(metric, metric_options, entry)
+            _add_percentiles(metric, metric_options, entry, systems.kind == "responses" and any(
+                item.get("references") for name in systems.names for item in systems.items[name]))
         result["metrics"][metric] = entry
     unknown_scores = [x for x in scores or () if x not in produced]
     if unknown_scores:

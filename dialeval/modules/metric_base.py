@@ -55,7 +55,7 @@ def reading_percentiles(compute: Callable[..., dict | None]) -> Callable[..., di
                    if k not in INPUT_NAMES and k not in self._feature_names() and v is not None}
         per_item = {key[: -len(SCORES_SUFFIX)]: values for key, values in result.items()
                     if key.endswith(SCORES_SUFFIX) and isinstance(values, list)}
-        found, signature = with_percentiles(self.name, per_item, options)
+        found, signature = with_percentiles(self.name, per_item, options, bool(kwargs.get("references")))
         return {**result, **found, "percentiles_signature": signature}
 
     return wrapped

@@ -31,6 +31,7 @@ writes the files through :func:`store_reference`).
 from __future__ import annotations
 
 import bisect
+import inspect
 import json
 import math
 from dataclasses import dataclass
@@ -44,7 +45,7 @@ from dialeval.scoring.cache import CACHE_FORMAT, weights_fingerprint
 FILE = PERCENTILES_FILE
 FORMAT = 1
 # runner options that decide where and how fast a score is computed, not its value
-NEUTRAL_OPTIONS = ("batch_size", "device")
+NEUTRAL_OPTIONS = ("batch_size", "device", "progress")
 SUFFIX = "_percentiles"
 REBUILD = "dialeval behaviour --reference --metric {metric}"
 
@@ -103,12 +104,22 @@ def ordinal(value: float) -> str:
     return f"{whole}{suffix}"
 
 
+def runner_defaults(metric: str) -> dict[str, Any]:
+    """The default of every keyword option of ``metric``'s runner (an option given as its default is
+    the option left out)."""
+    parameters = list(inspect.signature(registry.spec(metric).runner).parameters.values())[1:]
+    return {p.name: p.default for p in parameters if p.default is not p.empty}
+
+
 def reference_options(metric: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
-    """The options a reference of ``metric`` is keyed by: the suite's declared options
-    (:attr:`dialeval.core.spec.Behaviour.options`) with ``options`` over them, less
-    :data:`NEUTRAL_OPTIONS`."""
-    merged = {**registry.spec(metric).behaviour.options, **(options or {})}
-    return {k: merged[k] for k in sorted(merged) if k not in NEUTRAL_OPTIONS}
+    """The options a reference of ``metric`` is keyed by: its runner's defaults, the suite's declared
+    options (:attr:`dialeval.core.spec.Behaviour.options`) over them and ``options`` over those, less
+    :data:`NEUTRAL_OPTIONS` and those the metric declares do not change its judged sub-scores
+    (:attr:`dialeval.core.spec.Behaviour.neutral_options`)."""
+    behaviour = registry.spec(metric).behaviour
+    merged = {**runner_defaults(metric), **behaviour.options, **(options or {})}
+    neutral = NEUTRAL_OPTIONS + behaviour.neutral_options
+    return {k: merged[k] for k in sorted(merged) if k not in neutral}
 
 
 def reference_key(metric: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -140,13 +151,20 @@ def _normal(value: Any) -> Any:
     return json.loads(json.dumps(value, sort_keys=True, default=str))
 
 
-def load_reference(metric: str, options: Mapping[str, Any] | None = None) -> HumanReference:
+def load_reference(metric: str, options: Mapping[str, Any] | None = None, references: bool = False) -> HumanReference:
     """The stored reference of ``metric`` with ``options`` (module docstring); :class:`StaleReference`
-    when there is none, or when its key differs from what the metric scores with now."""
+    when there is none, or when its key differs from what the metric scores with now. ``references``:
+    whether the items to read carry references; a metric whose judged sub-scores read them
+    (:attr:`dialeval.core.spec.Behaviour.reads_references`) is refused for items unlike the reference's."""
+    behaviour = registry.spec(metric).behaviour
+    if behaviour.reads_references and references != behaviour.references:
+        raise ValueError(f"{metric}'s human reference was scored on items {'with' if behaviour.references else 'without'} "
+                         f"references, and its scores change with them: percentiles are read only for items "
+                         f"{'with' if behaviour.references else 'without'} references")
     path, key = reference_path(metric), _normal(reference_key(metric, options))
+    default = _normal(reference_options(metric))
     rebuild = REBUILD.format(metric=metric) + "".join(f" --option {k}={json.dumps(v)}"
-                                                       for k, v in key["options"].items()
-                                                       if registry.spec(metric).behaviour.options.get(k) != v)
+                                                       for k, v in key["options"].items() if default.get(k) != v)
     same_options = [e for e in _entries(path) if e["key"]["metric"] == metric and e["key"]["options"] == key["options"]]
     if not same_options:
         raise StaleReference(f"no human reference of {metric} with options {key['options']} in {path}; "
@@ -162,10 +180,11 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None) -> Hum
 
 
 def with_percentiles(metric: str, per_item: Mapping[str, Sequence[float | None]],
-                     options: Mapping[str, Any] | None = None) -> tuple[dict[str, list[float | None]], str]:
+                     options: Mapping[str, Any] | None = None,
+                     references: bool = False) -> tuple[dict[str, list[float | None]], str]:
     """``(<score>_percentiles -> per item, the reference's signature)`` for every sub-score of
     ``per_item`` the stored reference holds (:func:`load_reference`, :meth:`HumanReference.read`)."""
-    reference = load_reference(metric, options)
+    reference = load_reference(metric, options, references)
     found = {f"{score}{SUFFIX}": values for score, values in reference.read(per_item).items()}
     return found, reference_signature(reference)
 
