@@ -63,8 +63,8 @@ def test_mid_rank_percentiles_by_hand(fake):
 
 
 def test_ordinal_reads_like_a_person():
-    assert [hr.ordinal(v) for v in (62.4, 1, 2, 3, 11, 12, 13, 21, 100, 0)] == [
-        "62nd", "1st", "2nd", "3rd", "11th", "12th", "13th", "21st", "100th", "0th"]
+    assert [hr.ordinal(v) for v in (62.4, 36.5, 1, 2, 3, 11, 12, 13, 21, 100, 0)] == [
+        "62nd", "37th", "1st", "2nd", "3rd", "11th", "12th", "13th", "21st", "100th", "0th"]
 
 
 def test_options_key_the_reference(fake):

@@ -99,7 +99,7 @@ def percentile(value: float | None, reference: Sequence[float], higher_is_better
 
 def ordinal(value: float) -> str:
     """``62.4`` -> ``"62nd"``: a percentile rounded to a whole number, as a person reads it."""
-    whole = int(round(value))
+    whole = math.floor(value + 0.5)  # half up (36.5 -> 37th), not to even
     suffix = "th" if 10 <= whole % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(whole % 10, "th")
     return f"{whole}{suffix}"
 
