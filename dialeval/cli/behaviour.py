@@ -17,7 +17,7 @@ def cmd_behaviour(args: argparse.Namespace) -> int:
     from dialeval.metaeval.behaviour import load_cases, markdown, run, runnable_metrics, to_json
 
     if args.all:
-        args.metric = [*(args.metric or []), *(m for m in runnable_metrics() if m not in (args.metric or []))]
+        args.metric = list(dict.fromkeys([*(args.metric or []), *runnable_metrics()]))
     if not args.metric:
         raise ValueError("give --metric M (repeat for several) or --all")
     if args.reference:
@@ -48,23 +48,10 @@ def _build_references(args: argparse.Namespace) -> int:
         raise ValueError("--reference is built from DailyDialog test (the stored percentiles say so); drop --dataset")
     options = metric_options(args.option, args.metric)
     for metric in args.metric:
-        n = args.n or (args.reference_n or {}).get(metric) or DEFAULT_N
-        note = " ".join(filter(None, [f"n = {n}, fewer than the default {DEFAULT_N}." if n < DEFAULT_N else "",
-                                      args.note]))
-        path = build_reference(metric, n, args.seed, options.get(metric), args.refresh, not args.quiet, note)
+        n = args.n or DEFAULT_N
+        path = build_reference(metric, n, args.seed, options.get(metric), args.refresh, not args.quiet)
         print(f"{metric}: the human reference of {n} DailyDialog test replies stored in {path}")
     return 0
-
-
-def _metric_counts(text: str) -> dict[str, int]:
-    """``fed=100,full=100`` -> ``{"fed": 100, "full": 100}``."""
-    counts = {}
-    for pair in text.split(","):
-        metric, _, count = pair.partition("=")
-        if metric not in RUNNERS or not count.isdigit():
-            raise argparse.ArgumentTypeError(f"expected METRIC=N[,METRIC=N...], got {pair!r}")
-        counts[metric] = int(count)
-    return counts
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -75,9 +62,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--reference", action="store_true",
                    help="instead of the suite: score the real replies only and store them as the metric's human "
                         "reference for percentiles (hub/<folder>/dialeval_percentiles.json)")
-    p.add_argument("--reference-n", type=_metric_counts, metavar="METRIC=N,...",
-                   help="with --reference: fewer cases for slow metrics (e.g. fed=100); --n sets them all")
-    p.add_argument("--note", help="with --reference: a note stored with the reference (e.g. why n is smaller)")
     p.add_argument("--dataset", metavar="FILE.jsonl",
                    help="contexts and real replies (context, response, optional next_turn); default: DailyDialog test")
     p.add_argument("--n", type=int, help="how many contexts (default: 200 from DailyDialog; all lines of --dataset)")

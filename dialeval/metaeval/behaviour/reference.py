@@ -7,7 +7,7 @@ a reference of cases the suite has scored costs nothing), and each judged sub-sc
 (:attr:`dialeval.core.spec.Behaviour.scores`) is stored beside the metric's bundled weights.
 
     dialeval behaviour --reference --all              # every metric the suite runs, n = 200
-    dialeval behaviour --reference --metric M --n 100 # one metric, fewer cases (the file says so)
+    dialeval behaviour --reference --metric M --n 100 # one metric, fewer cases (the stored note says so)
 """
 
 from __future__ import annotations
@@ -24,9 +24,10 @@ from dialeval.scoring.human_reference import store_reference
 
 
 def build_reference(metric: str, n: int = DEFAULT_N, seed: int = 0, options: Mapping[str, Any] | None = None,
-                    refresh: bool = False, progress: bool = True, note: str = "") -> Path:
+                    refresh: bool = False, progress: bool = True) -> Path:
     """Score the real replies of ``n`` DailyDialog test cases (``seed``) with ``metric`` (its declared
-    suite options, ``options`` over them) and store every judged sub-score's distribution; the path written."""
+    suite options, ``options`` over them) and store every judged sub-score's distribution (with a
+    note when ``n`` is below the default); the path written."""
     behaviour = registry.spec(metric).behaviour
     if not behaviour.scores:
         raise ValueError(f"no human reference for {metric}: {behaviour.note}")
@@ -39,5 +40,6 @@ def build_reference(metric: str, n: int = DEFAULT_N, seed: int = 0, options: Map
              for c in cases]
     about = {"source": f"DailyDialog {DEFAULT_SPLIT}", "n": n, "seed": seed, "items": items_hash(items),
              "references": "the real reply" if behaviour.references else "none"}
+    note = f"n = {n}, fewer than the default {DEFAULT_N}" if n < DEFAULT_N else ""
     return store_reference(metric, options, {score: scored[REAL][score] for score in behaviour.scores}, about,
                            " / ".join(signatures), note)
