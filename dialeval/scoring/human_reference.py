@@ -14,7 +14,8 @@ scale) and ``equal`` those that score the same: a score equal to every human rep
 score better than all of them at 100. A NaN (a flagged reply on an unbounded scale) has none.
 
 An entry is keyed like the score cache (:mod:`dialeval.scoring.cache`): the metric, its options (the
-suite's declared options with the given ones over them, :func:`reference_options`), the content
+runner's defaults, the suite's declared options and the given ones over them, less those that do not
+change the judged scores, :func:`reference_options`), the content
 hashes of the bundled folders that key its cached scores, the models its defaults resolve to now, and
 the score cache's format (:data:`dialeval.scoring.cache.CACHE_FORMAT`, which changes with the scoring
 policy of flagged replies); the cases (source, ``n``, ``seed``, the items' hash) are stored beside
