@@ -246,7 +246,7 @@ def test_a_declaration_with_an_unknown_kind_or_control_is_refused():
 # ---------------------------------------------------------------------------------------------- percentiles
 
 def test_percentile_is_the_mid_rank_among_human_replies():
-    from dialeval.metaeval.behaviour.percentile import percentile
+    from dialeval.scoring.human_reference import percentile
 
     reference = [1.0, 2.0, 3.0, 4.0]
     assert percentile(2.5, reference) == 50.0
@@ -258,18 +258,30 @@ def test_percentile_is_the_mid_rank_among_human_replies():
         percentile(1.0, [])
 
 
-def test_human_percentiles_read_the_suites_real_replies_through_the_cache(fake):
-    from dialeval.metaeval.behaviour.percentile import human_percentiles, human_reference
+def test_the_human_reference_is_built_from_the_suites_real_replies_through_the_cache(fake, monkeypatch):
+    import dataclasses
 
-    reference = human_reference("fake", "length", n=4)
+    from dialeval.metaeval.behaviour.reference import build_reference
+    from dialeval.scoring import human_reference
+
+    bundled = dataclasses.replace(FAKE, bundled=("fake-folder",))
+    monkeypatch.setattr(registry, "spec", lambda name: bundled)
+    monkeypatch.setattr(human_reference, "weights_fingerprint", lambda metric: "none")
+    monkeypatch.setenv("DIALEVAL_HUB", str(fake / "hub"))
+    (fake / "hub" / "fake-folder").mkdir(parents=True)
     cases = dailydialog_cases(4)
-    assert reference == sorted(float(len(kinds.words(c.reply))) for c in cases)
+    run("fake", cases, "the suite's cases", progress=False)
     calls = sum(CALLS)
-    found = human_percentiles("fake", "length", [0.0, reference[0], 1000.0], n=4)
-    assert sum(CALLS) == calls  # the reference came from the cache
-    assert found == [0.0, 100.0 * reference.count(reference[0]) / 2 / 4, 100.0]  # the lowest: half its ties
-    with pytest.raises(ValueError, match="gives no"):
-        human_reference("fake", "nothing", n=4)
+    path = build_reference("fake", n=4, progress=False)
+    assert sum(CALLS) == calls  # the suite scored the real replies: read from the score cache
+    assert path == fake / "hub" / "fake-folder" / human_reference.FILE
+    reference = human_reference.load_reference("fake")
+    assert reference.scores == {"length": tuple(sorted(float(len(kinds.words(c.reply))) for c in cases))}
+    assert reference.cases["n"] == 4 and json.loads(path.read_text())["references"][0]["note"] == (
+        "n = 4, fewer than the default 200")
+    lowest = reference.scores["length"][0]
+    assert reference.percentiles("length", [0.0, lowest, 1000.0]) == [
+        0.0, 100.0 * reference.scores["length"].count(lowest) / 2 / 4, 100.0]  # the lowest: half its ties
 
 
 def test_the_registry_offers_a_seeded_close_paraphraser():

@@ -20,7 +20,6 @@ RESPONSE = "Great, I went hiking in the mountains with my sister."
 REFERENCES = ["It was lovely, I went for a long walk in the hills."]
 # The demo offers every metric that scores on its own, in registry order (not one that combines others'
 # scores: it would cost the sum of theirs)
-SHOWN = [spec.name for spec in registry.specs() if not spec.reads]
 COLUMNS = ("metric", "score", "value", "range", "direction", "refers to", "meaning")
 
 
@@ -59,19 +58,41 @@ def label_of(app, metric: str) -> str:
 
 def scored(client, app, metric: str, references: list[str] = REFERENCES) -> dict[str, dict]:
     """The demo's rows for ``metric`` on the test conversation, by score name, as column dicts."""
-    out = client.predict("\n".join(CONTEXT + [RESPONSE]), "\n".join(references), [label_of(app, metric)],
-                         api_name="/score")
+    out, _plot, _readings = client.predict("\n".join(CONTEXT + [RESPONSE]), "\n".join(references),
+                                           [label_of(app, metric)], api_name="/score")
     assert out["headers"] == list(COLUMNS)
     return {row[1]: dict(zip(COLUMNS, row)) for row in out["data"]}
 
 
-def test_demo_lists_every_metric_that_scores_on_its_own(app):
-    assert list(dict.fromkeys(name for name, _choice in app.CHOICES.values())) == SHOWN
+def test_demo_offers_every_registered_metric(app):
+    """Each metric's declared choices, or one with the runner's defaults (combined declares none)."""
+    assert list(dict.fromkeys(name for name, _choice in app.CHOICES.values())) == list(registry.METRICS)
+    label = label_of(app, "combined")
+    assert label.startswith("combined (non-negative ridge combination")
+    assert app.CHOICES[label][1].options == {}
+
+
+def test_demo_reads_percentiles_and_flags(app):
+    """GRADE's score as its percentile among the stored human replies (the chart's data and the line
+    under it); a repetitive response flagged; a metric without a human reference left out of the chart."""
+    from dialeval.scoring.human_reference import load_reference
+
+    rows, plot, readings = app.score_conversation("\n".join(CONTEXT + [RESPONSE]), "\n".join(REFERENCES),
+                                                  [label_of(app, "grade"), label_of(app, "multiref")])
+    value = next(row[2] for row in rows if row[:2] == ["grade", "grade"])
+    expected = load_reference("grade").percentiles("grade", [value])[0]
+    assert list(plot.columns) == ["score", "percentile"]
+    assert plot.values.tolist() == [["grade: grade", pytest.approx(expected, abs=0.5)]]  # the row shows 4 digits
+    assert f"**grade: grade**: {app.ordinal(plot['percentile'][0])} percentile of human replies" in readings
+    assert "Flagged" not in readings
+    rows, plot, readings = app.score_conversation("Hi!\nyes yes yes yes yes yes", "", [label_of(app, "grade")])
+    assert plot.values.tolist() == [["grade: grade", 0.0]]  # a flagged reply: the floor, below every human reply
+    assert "**Flagged as degenerate**: repetitive" in readings
 
 
 def test_demo_scores_equal_the_evaluate_module(app, client):
-    out = client.predict("Hi!\nHello, how is your day?", "fine, thanks.\nmy day is good",
-                         [label_of(app, "multiref")], api_name="/score")
+    out, _plot, _readings = client.predict("Hi!\nHello, how is your day?", "fine, thanks.\nmy day is good",
+                                           [label_of(app, "multiref")], api_name="/score")
     rows = {row[1]: dict(zip(COLUMNS, row)) for row in out["data"]}
     expected = dialeval.load("multiref").compute(
         predictions=["Hello, how is your day?"], references=[["fine, thanks.", "my day is good"]])
@@ -115,9 +136,9 @@ def test_demo_says_ssrem_needs_references(app, client):
 def test_every_row_shows_range_direction_and_meaning_from_scales(app):
     """All choices at once (FED, FULL and holistic load their LMs here); raw FED values say so."""
     item = "\n".join(CONTEXT + [RESPONSE])
-    rows = app.score_conversation(item, "\n".join(REFERENCES), list(app.CHOICES))
+    rows, _plot, _readings = app.score_conversation(item, "\n".join(REFERENCES), list(app.CHOICES))
     by_metric = {row[0] for row in rows}
-    assert by_metric == set(SHOWN)
+    assert by_metric == set(registry.METRICS)
     for metric, score, _value, shown_range, direction, _refers, meaning in rows:
         scale = describe(metric, score)
         assert shown_range == (f"{scale.range_text()}, raw" if scale.raw else scale.range_text())
@@ -135,9 +156,9 @@ def test_demo_names_what_is_missing(app):
         app.score_conversation("  \n ", "", list(app.CHOICES)[:1])
     with pytest.raises(gradio.Error, match="at least one metric"):
         app.score_conversation("Hi!\nHello", "", [])
-    rows = app.score_conversation("Hi!\nHello", "", [label_of(app, "multiref")])  # multiref without references
+    rows, _plot, _readings = app.score_conversation("Hi!\nHello", "", [label_of(app, "multiref")])  # no references
     assert rows[0][1] == "-"
     assert rows[0][6] == "not scored: multiref needs reference responses (paste at least one)"
-    rows = app.score_conversation("Hello", "", [label_of(app, "ssrem")])  # no context turn, no references
+    rows, _plot, _readings = app.score_conversation("Hello", "", [label_of(app, "ssrem")])  # no context, no references
     assert rows[0][6] == ("not scored: ssrem needs a context turn (at least two lines: the context, then the "
                           "response) and reference responses (paste at least one)")

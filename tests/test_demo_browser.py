@@ -45,7 +45,7 @@ def table_geometry(page) -> dict:
 def test_score_table_shows_every_row_without_a_scroll_box(demo_url, tmp_path):
     app, url = demo_url
     labels = [label for label, (name, _choice) in app.CHOICES.items() if name in METRICS]
-    expected = app.score_conversation("\n".join(CONTEXT + [RESPONSE]), "\n".join(REFERENCES), labels)
+    expected, _plot, _readings = app.score_conversation("\n".join(CONTEXT + [RESPONSE]), "\n".join(REFERENCES), labels)
     with sync_api.sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
         try:

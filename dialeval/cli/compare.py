@@ -26,7 +26,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
         systems, metrics, metric_options(args.option, metrics), args.scores, human=not args.no_human,
         n_resamples=args.resamples, n_permutations=args.permutations, seed=args.seed, confidence=args.confidence,
         alpha=args.alpha, correction=args.correction, test=args.test, refresh=args.refresh,
-        progress=not args.quiet)
+        progress=not args.quiet, percentiles=args.percentiles)
     text = compare.to_json(result)
     report = compare.markdown(result)
     if args.save:
@@ -62,6 +62,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--test", choices=TESTS, default="ar", help="the test that decides significance and ranks")
     p.add_argument("--no-human", action="store_true",
                    help="do not score the references as a human pseudo-system shown beside the systems")
+    p.add_argument("--percentiles", action="store_true",
+                   help="show each system's mean as a percentile among human replies to DailyDialog test contexts "
+                        "(the reference stored with the bundled weights)")
     add_report_arguments(p)
     p.add_argument("--plot", metavar="FILE.png", help="plot each system's mean and interval per sub-score")
     p.add_argument("--quiet", action="store_true", help="no progress messages")

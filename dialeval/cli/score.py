@@ -16,6 +16,7 @@ from dialeval.core.results import flags_of
 from dialeval.core.spec import Command
 from dialeval.data import completed_lines
 from dialeval.scoring.chunks import CHUNK_SIZE
+from dialeval.scoring.human_reference import HumanReference, load_reference, reference_signature
 from dialeval.scoring.resume import input_digest, keep_lines, meta_path, resume_point, write_meta
 from dialeval.scoring.runners import RUNNERS, get_runner
 from dialeval.scoring.sharding import launcher_device, launcher_shard, shard_path, shard_range
@@ -80,10 +81,12 @@ def _score_settings(args: argparse.Namespace, options: dict[str, Any], hashes: l
 
 
 def _score_lines(args: argparse.Namespace, items: list[dict], lines: list[int], options: dict[str, Any],
-                 block: range, expected: str | None, target: str) -> Iterator[tuple[str, int, str]]:
+                 block: range, expected: str | None, target: str,
+                 reference: HumanReference | None = None) -> Iterator[tuple[str, int, str]]:
     """``(output text, item count, signature)`` of each chunk of the items in ``block``;
     ``ValueError`` when a chunk is scored with another signature than ``expected``, that of the
-    lines ``target`` already holds."""
+    lines ``target`` already holds. With a ``reference`` each line also carries ``percentiles``
+    (sub-score -> its percentile among human replies) and ``percentiles_signature``."""
     from dialeval.scoring.chunks import score_chunks
 
     chunks = score_chunks(args.metric, items, options, start=block.start, stop=block.stop,
@@ -99,6 +102,11 @@ def _score_lines(args: argparse.Namespace, items: list[dict], lines: list[int], 
                     "scores": {name: values[k] for name, values in per_item.items()}, "flags": flags,
                     "signature": signature}
                    for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk)))]
+        if reference is not None:
+            read = reference.read(per_item)
+            for k, record in enumerate(records):
+                record["percentiles"] = {name: values[k] for name, values in read.items()}
+                record["percentiles_signature"] = reference_signature(reference)
         yield "".join(json_line(record) + "\n" for record in records), len(chunk), signature
 
 
@@ -125,9 +133,12 @@ def cmd_score(args: argparse.Namespace) -> int:
     items, lines, hashes = read_items(args.input)
     shard = shard_range(len(items), num_shards, index, args.chunk_size)
     run_options = {**options, **_launcher_device(args.metric, options)}  # a GPU per process, not a setting
+    reference = None
+    if args.percentiles:  # a stale reference is refused before any scoring
+        reference = load_reference(args.metric, options, any(item.get("references") for item in items))
     if output is None:
         with tqdm(total=len(shard), desc=args.metric, unit="item") as bar:
-            for text, count, _ in _score_lines(args, items, lines, run_options, shard, None, STDOUT):
+            for text, count, _ in _score_lines(args, items, lines, run_options, shard, None, STDOUT, reference):
                 sys.stdout.write(text)
                 sys.stdout.flush()
                 bar.update(count)
@@ -139,12 +150,15 @@ def cmd_score(args: argparse.Namespace) -> int:
         for path in (output, meta_path(output)):
             path.unlink(missing_ok=True)
     settings = _score_settings(args, options, hashes, shard, num_shards, index)
+    if reference is not None:  # lines with and without percentiles never mix in one output
+        settings["percentiles"] = reference_signature(reference)
     done, expected, written = resume_point(output, settings, lines[shard.start:shard.stop])
     write_meta(output, settings, expected)
     output.touch()  # also for an empty shard (fewer chunks than shards)
     with saved_on_interrupt(output), tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
         block = range(shard.start + done, shard.stop)
-        for text, count, signature in _score_lines(args, items, lines, run_options, block, expected, str(output)):
+        for text, count, signature in _score_lines(args, items, lines, run_options, block, expected, str(output),
+                                                         reference):
             if written > done:  # part of a chunk that a killed process left: scored again as a whole
                 keep_lines(output, done)
                 written = done
@@ -176,6 +190,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--shard-index", type=int, help="score this shard (0-based) into OUT.shard-I-of-N.jsonl")
     p.add_argument("--option", action="append", default=[], metavar="KEY=VALUE",
                    help="metric option, e.g. --option metrics='[\"bleu2\"]'")
+    p.add_argument("--percentiles", action="store_true",
+                   help="add each score's percentile among human replies to DailyDialog test contexts (the "
+                        "reference stored with the bundled weights; refused when it does not match the options)")
     p.add_argument("--json", action="store_true")
 
 

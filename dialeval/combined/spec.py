@@ -46,7 +46,7 @@ SPEC = MetricSpec(
                            "references": [[r] for _, r in reversed(SAMPLE_PAIRS)]},
         "model", "combined_scores"),)},
     behaviour=Behaviour(
-        {"combined": OVERALL_KINDS}, {"combined": MEANING_CONTROLS},
+        {"combined": OVERALL_KINDS}, {"combined": MEANING_CONTROLS}, reads_references=True,
         note=("an overall-quality score; the items carry no references, so the reference-based components "
               "are left out (the real reply as its own reference would win by construction)")),
 )

@@ -30,6 +30,20 @@ def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: boo
     return scores_for(metric, options, items, refresh, progress=progress, desc=f"{metric} on {label}")
 
 
+def _add_percentiles(metric: str, options: Mapping[str, Any], entry: dict[str, Any], references: bool) -> None:
+    """Each system's (and the human responses') mean of every sub-score with a stored human reference
+    as its percentile among human replies (:mod:`dialeval.scoring.human_reference`; a stale or missing
+    reference is a ``ValueError``)."""
+    from dialeval.scoring.human_reference import load_reference, reference_signature
+
+    reference = load_reference(metric, options, references)
+    for sub, block in entry["scores"].items():
+        if sub in reference.scores:
+            for row in [*block["systems"], *([block["human_reference"]] if "human_reference" in block else [])]:
+                row["percentile"] = reference.percentiles(sub, [row["mean"]])[0]
+    entry["percentiles"] = {"among": reference.label, "signature": reference_signature(reference)}
+
+
 def compare_systems(
     systems: Systems,
     metrics: Optional[Sequence[str]] = None,
@@ -40,6 +54,7 @@ def compare_systems(
     settings: Optional[Settings] = None,
     refresh: bool = False,
     progress: bool = True,
+    percentiles: bool = False,
     **overrides: Any,
 ) -> dict[str, Any]:
     """Score (responses) or read (scored outputs) every system with each metric and compare them on
@@ -47,7 +62,8 @@ def compare_systems(
 
     ``settings`` (:class:`dialeval.stats.results.Settings`) with keyword overrides of its fields
     (``n_resamples=...``, ``seed=...``, ...) as for :func:`dialeval.stats.paired.compare`; each
-    sub-score is ranked in the direction of its scale, whatever ``higher_is_better`` says."""
+    sub-score is ranked in the direction of its scale, whatever ``higher_is_better`` says.
+    ``percentiles``: each mean also as its percentile among human replies (:func:`_add_percentiles`)."""
     options = {k: dict(v) for k, v in (options or {}).items()}
     settings = Settings.of(settings, **overrides)
     stats_options = settings.options()
@@ -132,6 +148,9 @@ def compare_systems(
                     block["human_reference"] = {"name": HUMAN, "mean": float(kept_human.mean()),
                                                 "ci_low": low, "ci_high": high, "references": "leave-one-out"}
             entry["scores"][sub] = block
+        if percentiles:
+            _add_percentiles(metric, metric_options, entry, systems.kind == "responses" and any(
+                item.get("references") for name in systems.names for item in systems.items[name]))
         result["metrics"][metric] = entry
     unknown_scores = [x for x in scores or () if x not in produced]
     if unknown_scores:

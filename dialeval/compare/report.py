@@ -24,6 +24,13 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
+def _percentile_cell(row: Mapping[str, Any], shown: bool) -> str:
+    """The percentile column's cell (``""`` when the table has none)."""
+    if not shown:
+        return ""
+    return f" {_f(row['percentile'])} |" if row.get("percentile") is not None else " |"
+
+
 def to_json(result: Mapping[str, Any]) -> str:
     """Strict JSON (no NaN).
 
@@ -36,7 +43,10 @@ def to_json(result: Mapping[str, Any]) -> str:
     ``systems`` (name, mean, ci_low, ci_high, rank; ranking order), ``pairs`` (system_a, system_b,
     mean_diff = a - b, diff_ci_low/high, p_bootstrap(_adjusted), p_ar(_adjusted), significant),
     ``settings``, ``signature``, ``warnings`` (e.g. "no pair can be significant" with too few
-    items), optional ``human_reference`` (name, mean, ci_low, ci_high)}}."""
+    items), optional ``human_reference`` (name, mean, ci_low, ci_high)}}. With percentiles, each
+    system (and ``human_reference``) of a sub-score with a stored human reference also has
+    ``percentile`` (its mean's percentile among human replies), and the metric ``percentiles``
+    (``among``, ``signature``)."""
     return json.dumps(result, indent=1, allow_nan=False)
 
 
@@ -58,6 +68,10 @@ def markdown(result: Mapping[str, Any]) -> str:
         lines += ["", f"## {metric}", "", f"`{entry['signature']}`"]
         if entry.get("human_reference"):
             lines += ["", f"Human responses: not shown ({entry['human_reference']})."]
+        if entry.get("percentiles"):
+            lines += ["", f"Percentile: where a system's mean score falls among the scores of "
+                          f"{entry['percentiles']['among']} (100: above all of them; "
+                          f"`{entry['percentiles']['signature']}`)."]
         if any(entry["flagged"].values()):
             counts = {name: ", ".join(f"{n} {flag}" for flag, n in c.items()) or "none"
                       for name, c in entry["flagged"].items()}
@@ -75,14 +89,16 @@ def markdown(result: Mapping[str, Any]) -> str:
                 lines += [f"Warning: {text}.", ""]
             if block["n_dropped"]:
                 lines += [f"{block['n_dropped']} item(s) without a score for every system left out.", ""]
-            lines += [f"| rank | system | mean | {confidence} interval |", "|---|---|---|---|"]
+            read = any("percentile" in system for system in block["systems"])
+            lines += [f"| rank | system | mean | {confidence} interval |" + (" percentile |" if read else ""),
+                      "|---|---|---|---|" + ("---|" if read else "")]
             for system in block["systems"]:
                 lines.append(f"| {system['rank']} | {system['name']} | {_f(system['mean'])} | "
-                             f"[{_f(system['ci_low'])}, {_f(system['ci_high'])}] |")
+                             f"[{_f(system['ci_low'])}, {_f(system['ci_high'])}] |" + _percentile_cell(system, read))
             human = block.get("human_reference")
             if human:
                 lines.append(f"| - | *{human['name']}* (first reference vs the others) | {_f(human['mean'])} | "
-                             f"[{_f(human['ci_low'])}, {_f(human['ci_high'])}] |")
+                             f"[{_f(human['ci_low'])}, {_f(human['ci_high'])}] |" + _percentile_cell(human, read))
             lines += ["", f"| pair | difference | {confidence} interval | p bootstrap | p AR | "
                           f"p bootstrap ({s['correction']}) | p AR ({s['correction']}) | significant |",
                       "|---|---|---|---|---|---|---|---|"]

@@ -219,13 +219,22 @@ class Behaviour:
     must barely move the score. ``options`` are the runner's options; ``references``: the items carry
     the real reply as their one reference (for a runner that needs references; the judged
     sub-scores must then not read them). A metric with nothing in ``must_catch`` is not run, and
-    ``note`` says why; otherwise ``note`` says why these sub-scores are judged."""
+    ``note`` says why; otherwise ``note`` says why these sub-scores are judged.
+
+    The suite's real replies are also the human reference of the judged sub-scores' percentiles
+    (:mod:`dialeval.scoring.human_reference`): ``neutral_options`` are runner options that do not
+    change them (FED's ``level``, which adds the other level's scores), so a reference is read
+    whatever they are; ``reads_references``: the judged sub-scores change when the items carry
+    references, so a reference scored with (``references``) or without them is read only for items
+    like its own."""
 
     must_catch: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     controls: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
     options: Mapping[str, Any] = field(default_factory=dict)
     references: bool = False
     note: str = ""
+    neutral_options: tuple[str, ...] = ()
+    reads_references: bool = False
 
     def __post_init__(self) -> None:
         for score, kinds in self.must_catch.items():

@@ -84,5 +84,6 @@ SPEC = MetricSpec(
                      refers_to=(("turn_", "response"), ("dialog_", "whole conversation"))),),
     behaviour=Behaviour(
         {"turn_overall": OVERALL_KINDS}, {"turn_overall": MEANING_CONTROLS}, options={"level": "turn"},
+        neutral_options=("level",),
         note="the turn-level overall impression (Eq. 1 over the turn qualities) of the reply after its context"),
 )

@@ -186,7 +186,7 @@ SPEC = MetricSpec(
     behaviour=Behaviour(
         {"coherence": RELEVANCE_KINDS, "fluency": FLUENCY_KINDS},
         {"coherence": MEANING_CONTROLS, "fluency": FLUENCY_CONTROLS},
-        options={"aspects": ["coherence", "fluency"]},
+        options={"aspects": ["coherence", "fluency"]}, neutral_options=("aspects",),
         note=("coherence rates the reply given its context, fluency the reply alone; consistency (NLI against "
               "the responder's earlier turns) and diversity (a group's entropy) are not judged")),
     paraphrase=close_paraphrase,

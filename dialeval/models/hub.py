@@ -38,7 +38,9 @@ CARD_FILE = "README.md"
 HASH_CHARS = 12
 # The files whose bytes define a model (the card and the training report do not change scores).
 WEIGHT_SUFFIXES = (".safetensors", ".json", ".txt", ".model", ".npy")
-NOT_WEIGHTS = ("dialeval_training.json", "dialeval_reference.json")  # reports, not weights
+# the human replies' scores the percentiles are read against (dialeval.scoring.human_reference)
+PERCENTILES_FILE = "dialeval_percentiles.json"
+NOT_WEIGHTS = ("dialeval_training.json", "dialeval_reference.json", PERCENTILES_FILE)  # reports, not weights
 
 
 def hub_root() -> Path:

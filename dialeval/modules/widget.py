@@ -218,7 +218,8 @@ def build_widget(module: Any, card: Path | None = None) -> gr.Blocks:
             for name, allowed in kinds.items()
         ]
         options = gr.Textbox(value=json_text({k: v for k, v in example.items() if k not in kinds}), label="options",
-                             info="optional JSON object of other compute() keyword arguments (see the card below)")
+                             info='optional JSON object of other compute() keyword arguments (see the card below); '
+                                  '{"percentiles": true} adds each score\'s percentile among human replies')
         button = gr.Button("Compute", variant="primary")
         result = gr.JSON(label=module.name)
         gr.Markdown(text)

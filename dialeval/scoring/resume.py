@@ -63,7 +63,8 @@ def write_meta(output: Path, settings: dict[str, Any], signature: str | None) ->
 
 
 def _check_settings(output: Path, stored: dict[str, Any], settings: dict[str, Any]) -> None:
-    """``ValueError`` when ``output`` was scored with another metric, options, chunking or shard, or
+    """``ValueError`` when ``output`` was scored with another metric, options, chunking, shard or
+    percentiles (``dialeval score --percentiles``), or
     by a dialeval that kept no input hashes."""
     for key in ("metric", "options"):
         if stored.get(key) != settings[key]:
@@ -76,6 +77,9 @@ def _check_settings(output: Path, stored: dict[str, Any], settings: dict[str, An
         raise ValueError(f"{output} was scored in chunks of {stored['chunk_size']} items, this run asks for "
                          f"--chunk-size {settings['chunk_size']} (batched models can differ in the last float bits "
                          f"with other chunks); resume with --chunk-size {stored['chunk_size']}, or {RESTART}")
+    if stored.get("percentiles") != settings.get("percentiles"):
+        raise ValueError(f"{output} holds lines with percentiles {stored.get('percentiles')!r}, this run asks for "
+                         f"{settings.get('percentiles')!r} (--percentiles, its human reference); {RESTART}")
     if stored.get("shard") != settings.get("shard"):
         raise ValueError(f"{output} holds shard {stored.get('shard')!r}, this run is shard {settings.get('shard')!r} "
                          f"(did the input change length?); {RESTART}")

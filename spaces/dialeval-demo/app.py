@@ -3,7 +3,12 @@
 Tab "Score": paste a conversation (one turn per line, the last line is the response being rated)
 and, optionally, reference responses (one per line); pick metrics; every score comes back with its
 range, its direction, a one-line meaning (as the metric declares them, :func:`dialeval.registry.describe`)
-and what it refers to. The scoring goes through
+and what it refers to. Beside the table, a bar chart reads each score that has a stored human
+reference as its percentile among human replies to DailyDialog test contexts
+(:mod:`dialeval.scoring.human_reference`; 100: better than every one), and a line names the flags a
+metric set on the response (a degenerate reply: empty, no words, repetitive, unknown words, ...).
+Every registered metric is offered: its declared demo choices, or one choice with its runner's
+defaults. The scoring goes through
 :mod:`dialeval.scoring.runners`, the same code as ``dialeval score`` and the evaluate modules, and models
 load once per process.
 
@@ -13,14 +18,18 @@ Run locally: ``pip install -e ".[demo]" && python spaces/dialeval-demo/app.py`` 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from typing import Any
 
 import gradio as gr
+import pandas as pd
 
 from dialeval import registry
+from dialeval.core.results import flags_of
 from dialeval.core.scales import Scale
-from dialeval.core.spec import DemoChoice
+from dialeval.core.spec import DemoChoice, MetricSpec
 from dialeval.models import ModelNotFoundError
+from dialeval.scoring.human_reference import load_reference, ordinal
 from dialeval.scoring.runners import get_runner
 
 # What a choice may need beyond the response: item field -> what to ask the user for.
@@ -28,9 +37,16 @@ NEEDS = {
     "context": "a context turn (at least two lines: the context, then the response)",
     "references": "reference responses (paste at least one)",
 }
-# label -> (metric, choice): every metric's demo choices (MetricSpec.demo), in registry order
+
+
+def demo_choices(spec: MetricSpec) -> tuple[DemoChoice, ...]:
+    """The metric's declared demo choices, or one with its runner's defaults (labelled with its summary)."""
+    return spec.demo or (DemoChoice(f"{spec.name} ({spec.summary})"),)
+
+
+# label -> (metric, choice): every registered metric's demo choices, in registry order
 CHOICES: dict[str, tuple[str, DemoChoice]] = {
-    choice.label: (spec.name, choice) for spec in registry.specs() for choice in spec.demo
+    choice.label: (spec.name, choice) for spec in registry.specs() for choice in demo_choices(spec)
 }
 NEED_REFERENCES = " and ".join(dict.fromkeys(m for m, c in CHOICES.values() if "references" in c.needs))
 HEADERS = ["metric", "score", "value", "range", "direction", "refers to", "meaning"]
@@ -38,6 +54,7 @@ COLUMN_WIDTHS = ["7%", "14%", "8%", "11%", "11%", "12%", "37%"]  # the meaning w
 # No height limit: the table grows with its rows (about 40 with every metric) instead of scrolling
 # inside the page (tests/test_demo_browser.py checks this in Chromium).
 TABLE_MAX_HEIGHT = "none"
+PLOT_COLUMNS = ["score", "percentile"]
 RAW_NOTE = ("**raw**: a value no normalisation has put on a fixed scale (a log-likelihood, an SSREM part "
             "before scaling); compare it only between responses scored with the same model and settings.")
 
@@ -64,29 +81,68 @@ def unscored_row(metric: str, choice: DemoChoice, reason: str) -> list[Any]:
     return [metric, "-", None, "-", "-", subjects, f"not scored: {reason}"]
 
 
-def choice_rows(metric: str, choice: DemoChoice, item: dict[str, Any]) -> list[list[Any]]:
-    """The rows of one metric choice for ``item``."""
+@dataclass
+class Scored:
+    """What one metric choice gives for the item: its table rows, the percentile of each score with a
+    human reference (``"metric: score"`` -> percentile), the flags it set on the response, and notes
+    (why a score has no percentile)."""
+
+    rows: list[list[Any]]
+    percentiles: dict[str, float] = field(default_factory=dict)
+    flags: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def choice_scored(metric: str, choice: DemoChoice, item: dict[str, Any]) -> Scored:
+    """The rows, percentiles and flags of one metric choice for ``item``."""
     missing = [NEEDS[name] for name in choice.needs if not item[name]]
     if missing:
-        return [unscored_row(metric, choice, f"{metric} needs {' and '.join(missing)}")]
+        return Scored([unscored_row(metric, choice, f"{metric} needs {' and '.join(missing)}")])
     try:
-        per_item, _signature = get_runner(metric)([item], **choice.options)
+        scores = get_runner(metric)([item], **choice.options)
     except (ValueError, ModelNotFoundError, FileNotFoundError) as e:
-        return [unscored_row(metric, choice, str(e))]
-    return [score_row(metric, choice, score, values[0]) for score, values in per_item.items()]
+        return Scored([unscored_row(metric, choice, str(e))])
+    per_item, _signature = scores
+    found = Scored([score_row(metric, choice, score, values[0]) for score, values in per_item.items()],
+                   flags=flags_of(scores, [item])[0])
+    if not registry.spec(metric).behaviour.scores:
+        return found  # no human reference: the suite does not judge it (MetricSpec.behaviour's note)
+    try:
+        reference = load_reference(metric, choice.options, bool(item["references"]))
+        found.percentiles = {f"{metric}: {score}": values[0]
+                             for score, values in reference.read(per_item).items() if values[0] is not None}
+    except ValueError as e:
+        found.notes.append(f"{metric}: no percentile ({e})")
+    return found
 
 
-def score_conversation(conversation: str, references: str, metrics: list[str]) -> list[list[Any]]:
+def percentile_text(scored: list[Scored]) -> str:
+    """The line under the chart: each percentile in words, the flags set on the response, the notes."""
+    lines = [f"**{label}**: {ordinal(value)} percentile of human replies on DailyDialog test"
+             for s in scored for label, value in s.percentiles.items()]
+    flagged = {", ".join(s.flags) for s in scored if s.flags}
+    if flagged:
+        lines.append(f"**Flagged as degenerate**: {'; '.join(sorted(flagged))} (scored under the policy of "
+                     "docs/inputs.md)")
+    return "\n\n".join(lines + [note for s in scored for note in s.notes])
+
+
+def score_conversation(conversation: str, references: str,
+                       metrics: list[str]) -> tuple[list[list[Any]], pd.DataFrame, str]:
     """Rows ``[metric, score, value, range, direction, refers to, meaning]`` for the chosen ``metrics``
-    (labels of :data:`CHOICES`); a metric that cannot run here (no model, no context or references)
-    gets one row saying why."""
+    (labels of :data:`CHOICES`; a metric that cannot run here, for want of a model, a context or
+    references, gets one row saying why), the percentiles among human replies (columns
+    :data:`PLOT_COLUMNS`) and the text under the chart (:func:`percentile_text`)."""
     turns = parse_lines(conversation)
     if not turns:
         raise gr.Error("Paste a conversation: one turn per line, the response to rate last.")
     if not metrics:
         raise gr.Error("Pick at least one metric.")
     item = {"context": turns[:-1], "response": turns[-1], "references": parse_lines(references)}
-    return [row for label in metrics for row in choice_rows(*CHOICES[label], item)]
+    scored = [choice_scored(*CHOICES[label], item) for label in metrics]
+    plot = pd.DataFrame([(label, value) for s in scored for label, value in s.percentiles.items()],
+                        columns=PLOT_COLUMNS)
+    return [row for s in scored for row in s.rows], plot, percentile_text(scored)
 
 
 def build_demo() -> gr.Blocks:
@@ -101,10 +157,17 @@ def build_demo() -> gr.Blocks:
                                     value="It was lovely, I went for a long walk in the hills.")
             metrics = gr.CheckboxGroup(list(CHOICES), value=[next(iter(CHOICES))], label="Metrics")
             button = gr.Button("Score", variant="primary")
-            table = gr.Dataframe(headers=HEADERS, label="Scores", wrap=True, max_height=TABLE_MAX_HEIGHT,
-                                 column_widths=COLUMN_WIDTHS)
+            with gr.Row():
+                table = gr.Dataframe(headers=HEADERS, label="Scores", wrap=True, max_height=TABLE_MAX_HEIGHT,
+                                     column_widths=COLUMN_WIDTHS, scale=3)
+                with gr.Column(scale=1):
+                    plot = gr.BarPlot(pd.DataFrame(columns=PLOT_COLUMNS), x="score", y="percentile", y_lim=[0, 100],
+                                      label="Percentile among human replies (DailyDialog test)", sort="-y",
+                                      x_label_angle=-30)
+                    readings = gr.Markdown()
             gr.Markdown(RAW_NOTE)
-            button.click(score_conversation, [conversation, references, metrics], table, api_name="score")
+            button.click(score_conversation, [conversation, references, metrics], [table, plot, readings],
+                         api_name="score")
     return demo
 
 
