@@ -18,8 +18,6 @@ APP = Path(__file__).resolve().parents[1] / "spaces" / "dialeval-demo" / "app.py
 CONTEXT = ["Hi! How was your weekend?"]
 RESPONSE = "Great, I went hiking in the mountains with my sister."
 REFERENCES = ["It was lovely, I went for a long walk in the hills."]
-# The demo offers every metric that scores on its own, in registry order (not one that combines others'
-# scores: it would cost the sum of theirs)
 COLUMNS = ("metric", "score", "value", "range", "direction", "refers to", "meaning")
 
 
