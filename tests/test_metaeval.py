@@ -356,3 +356,24 @@ def test_an_interrupted_cell_resumes_at_its_last_saved_chunk_and_ends_as_an_unin
     assert json.dumps({k: resumed[k] for k in same}) == json.dumps({k: whole[k] for k in same})
     again = run("interrupted")
     assert again["from_cache"] and calls == [8]
+
+
+def test_a_metric_that_reads_others_is_scored_in_one_chunk(monkeypatch, tmp_path):
+    """The combined metric's components then score the whole set under their own grid cells' keys
+    (cached), instead of every component again per chunk of 16 items (issue 34)."""
+    from dialeval.scoring import cache
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    sizes = []
+
+    def chunks(metric, items, options, start=0, chunk_size=cache.CHUNK_SIZE):
+        sizes.append((metric, chunk_size))
+        for first in range(start, len(items), chunk_size):
+            part = list(items[first : first + chunk_size])
+            yield first, part, ({metric: [0.5] * len(part)}, f"metric:{metric}"), f"metric:{metric}"
+
+    monkeypatch.setattr("dialeval.scoring.chunks.score_chunks", chunks)
+    items = [{"context": ["Hi there."], "response": f"Reply number {i}."} for i in range(40)]
+    assert cache.scores_for("combined", {}, items, progress=False)["per_item"]["combined"] == [0.5] * 40
+    assert cache.scores_for("grade", {}, items, progress=False)["per_item"]["grade"] == [0.5] * 40
+    assert sizes == [("combined", 40), ("grade", cache.CHUNK_SIZE)]

@@ -131,11 +131,19 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
                progress: bool = True, desc: str | None = None, chunk_size: int = CHUNK_SIZE) -> dict[str, Any]:
     """:func:`cached_scores` of ``metric``'s runner on ``items``, scored in chunks that are saved as
     they finish and resumed after an interruption (module docstring): ``{"per_item", "signature",
-    "flags", "seconds", "from_cache"}``. ``seconds`` adds up the chunks' time over every run."""
+    "flags", "seconds", "from_cache"}``. ``seconds`` adds up the chunks' time over every run.
+
+    A metric that reads other metrics' scores (``MetricSpec.reads``: the combined metric) is scored
+    in one chunk: its components then score the whole ``items`` through this function themselves,
+    with their own chunks, progress and resume, under the same keys as their own grid cells, so a
+    grid reuses them instead of scoring every component again per chunk of 16."""
     from tqdm.auto import tqdm
 
+    from dialeval.registry import spec
     from dialeval.scoring.chunks import score_chunks
 
+    if spec(metric).reads:
+        chunk_size = max(len(items), 1)
     key = cache_key(metric, options, items)
     path = scores_dir() / f"{key}.json"
     stored = None if refresh else _read(path)
