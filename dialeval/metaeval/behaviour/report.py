@@ -78,6 +78,26 @@ def detail(result: MetricResult) -> str:
     return "\n".join(lines)
 
 
+def card_section(result: MetricResult, results_file: str = "benchmarks/results/behaviour.md") -> str:
+    """The metric card's paragraphs on ``result``: per judged score, the share of each declared kind
+    with its interval, each declared control's standardized change, and the verdict."""
+    lines = [f"`dialeval behaviour --metric {result.metric}` ({result.n_cases} contexts from {result.source}, "
+             f"seed {result.seed}; `{results_file}`, issue 32): the real reply against replies built from the "
+             "same context (95 % Wilson intervals in brackets; what the metric must catch is declared in its spec)."]
+    for score in result.scores:
+        kinds = ", ".join(f"{c.kind} {kind_cell(c).split()[0]}"
+                          + ("" if c.ci_low is None or c.ci_high is None else f" [{c.ci_low:.2f}, {c.ci_high:.2f}]")
+                          for c in score.kinds if c.declared)
+        controls = ", ".join(f"{c.control} {'-' if c.standardized is None else f'{c.standardized:+.2f}'} SD"
+                             for c in score.controls if c.declared)
+        failed = [name.split(":", 1)[1] for name in score.failures()]
+        verdict = (f"**Fails** its declared checks on {', '.join(failed)} (a kind: real-reply share below {BAR:.2f}; "
+                   f"a control: a change beyond {CONTROL_BAR} SD)." if failed else "**Passes** every declared check.")
+        lines.append(f"`{score.score}`: share of contexts where the real reply scores strictly higher than {kinds}"
+                     + (f"; controls (standardized mean change) {controls}" if controls else "") + f". {verdict}")
+    return "\n\n".join(lines)
+
+
 def markdown(results: Sequence[MetricResult], title: str = "Behavioural suite", note: str = "") -> str:
     """The whole report: the bar, ``note`` (how it was run), the summary table, each metric's details."""
     failing = [r.metric for r in results if not r.passed]
