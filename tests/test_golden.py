@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from dialeval import registry
 from dialeval.cli import main
 from float_noise import approx
 
@@ -61,7 +62,8 @@ def cli_help() -> str:
 
 
 def test_cli_help_is_unchanged():
-    """After a change of the CLI (a new metric's ``--metric`` choice): ``python tests/test_golden.py``."""
+    """After a change of the CLI (a new metric's ``--metric`` choice): ``python tests/test_golden.py``
+    (:func:`write_golden`)."""
     assert cli_help() == (GOLDEN / "cli_help.txt").read_text(encoding="utf-8")
 
 
@@ -93,5 +95,21 @@ def test_the_comparison_accepts_float32_noise_seen_between_cpus():
         assert_close({"signature": "metric:x|version:1"}, {"signature": "metric:x|version:2"})
 
 
-if __name__ == "__main__":  # rewrite cli_help.txt (examples.json: the new metric's entries of `dialeval examples --json`)
+def write_golden() -> None:
+    """After adding a metric: rewrites ``cli_help.txt`` and adds to ``examples.json`` the entries of
+    the registered metrics it lacks (``dialeval examples --metrics <new> --json``), keeping the others
+    as pinned. ``python tests/test_golden.py`` runs it."""
     (GOLDEN / "cli_help.txt").write_text(cli_help(), encoding="utf-8")
+    path = GOLDEN / "examples.json"
+    pinned = json.loads(path.read_text(encoding="utf-8"))
+    new = [metric for metric in registry.METRICS if metric not in pinned]
+    if new:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["examples", "--metrics", *new, "--json"]) == 0
+        pinned.update(json.loads(out.getvalue()))
+        path.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_golden()
