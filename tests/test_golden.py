@@ -11,11 +11,14 @@ issue 18). Scores and correlations may differ by float32 noise between CPUs and 
 zero and on correlations), never more; signatures and CLI text must be identical.
 """
 
+import contextlib
+import io
 import json
 from pathlib import Path
 
 import pytest
 
+from dialeval import registry
 from dialeval.cli import main
 from float_noise import approx
 
@@ -45,16 +48,23 @@ def assert_close(found, expected, where: str = "") -> None:
         assert found == expected, where
 
 
-def test_cli_help_is_unchanged(capsys):
-    expected = (GOLDEN / "cli_help.txt").read_text(encoding="utf-8")
+def cli_help() -> str:
+    """Every command's ``--help``, each under ``== dialeval <command>``: ``tests/golden/cli_help.txt``."""
     found = []
     for command in HELP_COMMANDS:
         found.append(f"== dialeval {command}")
-        with pytest.raises(SystemExit) as done:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out), pytest.raises(SystemExit) as done:
             main([command, "--help"] if command else ["--help"])
         assert done.value.code == 0
-        found.append(capsys.readouterr().out.rstrip("\n"))
-    assert "\n".join(found) + "\n" == expected
+        found.append(out.getvalue().rstrip("\n"))
+    return "\n".join(found) + "\n"
+
+
+def test_cli_help_is_unchanged():
+    """After a change of the CLI (a new metric's ``--metric`` choice): ``python tests/test_golden.py``
+    (:func:`write_golden`)."""
+    assert cli_help() == (GOLDEN / "cli_help.txt").read_text(encoding="utf-8")
 
 
 @pytest.mark.slow
@@ -83,3 +93,23 @@ def test_the_comparison_accepts_float32_noise_seen_between_cpus():
     assert_close({"fed": [-0.0001234, -312.5 * (1 + 5e-5)]}, {"fed": [-0.0001284, -312.5]})
     with pytest.raises(AssertionError):
         assert_close({"signature": "metric:x|version:1"}, {"signature": "metric:x|version:2"})
+
+
+def write_golden() -> None:
+    """After adding a metric: rewrites ``cli_help.txt`` and adds to ``examples.json`` the entries of
+    the registered metrics it lacks (``dialeval examples --metrics <new> --json``), keeping the others
+    as pinned. ``python tests/test_golden.py`` runs it."""
+    (GOLDEN / "cli_help.txt").write_text(cli_help(), encoding="utf-8")
+    path = GOLDEN / "examples.json"
+    pinned = json.loads(path.read_text(encoding="utf-8"))
+    new = [metric for metric in registry.METRICS if metric not in pinned]
+    if new:
+        out = io.StringIO()
+        with contextlib.redirect_stdout(out):
+            assert main(["examples", "--metrics", *new, "--json"]) == 0
+        pinned.update(json.loads(out.getvalue()))
+        path.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    write_golden()

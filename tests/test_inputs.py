@@ -81,7 +81,7 @@ def test_every_module_names_an_unknown_option_and_the_accepted_ones(name):
     config, example = example_calls(name)[0]
     module = dialeval.load(name, config)
     accepted = module.compute_options()
-    assert accepted and not set(accepted) & set(module.input_names())
+    assert not set(accepted) & set(module.input_names())  # a module may accept no option at all
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['no_such_option'\]; accepted: ") as refused:
         module.compute(**example, no_such_option=1)
     assert all(repr(option) in str(refused.value) for option in accepted)

@@ -1,8 +1,10 @@
 """Scales (MetricSpec.scales, dialeval.registry.describe): every sub-score a runner or evaluate module produces has a true description.
 
-The names come from real runs on two items: multiref, GRADE and SSREM with their bundled models,
-FED, FULL and holistic coherence/fluency with the tiny random GPT-2 of ``tiny_lm`` (same code, same
-names as the bundled LMs, in a second instead of half a minute), consistency with the bundled NLI.
+The names come from real runs on two items of every registered metric's runner but those of
+``NOT_RUN`` (a new metric runs with its defaults): multiref, GRADE and SSREM with their bundled
+models, FED, FULL and holistic coherence/fluency with the tiny random GPT-2 of ``tiny_lm`` (same
+code, same names as the bundled LMs, in a second instead of half a minute), consistency with the
+bundled NLI. The same runs check the degenerate-response policy of every metric on an empty reply.
 """
 
 import dataclasses
@@ -11,6 +13,8 @@ import math
 import pytest
 
 from dialeval import registry
+from dialeval.core.degenerate import worst
+from dialeval.core.results import flags_of
 from dialeval.core.scales import Scale
 from dialeval.registry import describe
 from dialeval.scoring.runners import RUNNERS, get_runner
@@ -45,21 +49,45 @@ def module_only_scores() -> dict[str, dict[str, list[float]]]:
             for metric, result in per_item.items()}
 
 
+# Runner options that keep a metric's run small (the tiny LM for the LM metrics); a metric not named
+# here runs with its defaults, so a new metric is checked without an edit here.
+OPTIONS = {
+    "multiref": {"meteor": "nltk"},  # the METEOR jar gives the same name, with a JVM to start
+    "fed": {"level": "both"},
+    "holistic": {"cutoff": -10.0},
+}
+TINY_LM = ("fed", "holistic", "full")
+# Metrics not run here, and why.
+NOT_RUN = {"combined": "scores every other metric with its bundled weights (tests/test_combined.py)"}
+RUN = [metric for metric in registry.METRICS if metric not in NOT_RUN]
+
+
+def run_options(metric: str, tiny_lm_dir: str) -> dict:
+    """The runner options of ``metric`` here: :data:`OPTIONS`, and the tiny LM for :data:`TINY_LM`."""
+    return {**OPTIONS.get(metric, {}), **({"model": tiny_lm_dir} if metric in TINY_LM else {})}
+
+
 @pytest.fixture(scope="module")
 def produced(tiny_lm_dir) -> dict[str, dict[str, list[float]]]:
-    """Per metric: every sub-score name a runner (or only an evaluate module) produces, with its values."""
-    options = {
-        "multiref": {"meteor": "nltk"},  # the METEOR jar gives the same name, with a JVM to start
-        "fed": {"model": tiny_lm_dir, "level": "both"},
-        "holistic": {"model": tiny_lm_dir, "cutoff": -10.0},
-        "grade": {},
-        "ssrem": {},
-        "full": {"model": tiny_lm_dir},
-    }
-    out = {metric: get_runner(metric)(ITEMS, **opts)[0] for metric, opts in options.items()}
+    """Per registered metric (but :data:`NOT_RUN`): every sub-score name a runner (or only an evaluate
+    module) produces, with its values."""
+    out = {metric: get_runner(metric)(ITEMS, **run_options(metric, tiny_lm_dir))[0] for metric in RUN}
     for metric, extra in module_only_scores().items():
         out[metric].update(extra)
     return out
+
+
+def test_every_metric_flags_an_empty_reply_and_gives_it_the_worst_value(tiny_lm_dir):
+    """The degenerate-response policy (:mod:`dialeval.core.degenerate`) in every registered metric's
+    runner, a new one included: an empty reply is flagged and every directed sub-score is its worst."""
+    items = [ITEMS[0], {**ITEMS[0], "response": ""}]
+    for metric in RUN:
+        scores = get_runner(metric)(items, **run_options(metric, tiny_lm_dir))
+        assert flags_of(scores, items) == [[], ["empty"]], metric
+        for score, values in scores[0].items():
+            scale = describe(metric, score)
+            if scale.higher_is_better is not None:
+                assert values[1] == worst(scale), (metric, score, values)
 
 
 def test_every_metric_of_the_runners_is_described():
