@@ -651,6 +651,9 @@ def test_cosine_row_uses_the_last_three_turns():
     assert got == pytest.approx([float(c @ r)], abs=1e-6)
     all_turns = float(encoder.embed([" ".join(contexts[0])])[0] @ r)
     assert abs(got[0] - all_turns) > 1e-4
+    # GRADE's degenerate-response policy: a pair GRADE flags gets the cosine's worst value
+    assert cosine_scores(MINILM_PACKAGE, contexts * 2, responses * 2, flags=[["echo"], []]) == pytest.approx(
+        [-1.0, got[0]], abs=1e-6)
 
 
 def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_model):
@@ -664,8 +667,9 @@ def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_m
                  "i will go fishing with my brother ."]
     items = [SimpleNamespace(score=s, system="transformer_ranker") for s in (4.0, 2.0, 3.0, 1.0)]
     scorer = GradeScorer(tiny_model)
-    scores = scorer.score(contexts, responses)["grade_scores"]
-    control = shuffled_graph_control(scorer, contexts, responses, items, scores, seeds=2)
+    result = scorer.score(contexts, responses)
+    scores = result["grade_scores"]
+    control = shuffled_graph_control(scorer, contexts, responses, items, scores, result["flags"], seeds=2)
     # reference loop: seed 0's derangement, scored one pair at a time with the moved graph
     perm = derangement(4, 0)
     encodings = scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding)
@@ -678,6 +682,11 @@ def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_m
     # score_spearman: own-graph vs shuffled-graph scores (issue #18); human_spearman: with the ratings
     assert control["score_spearman"] == pytest.approx(
         (control["runs"][0]["score_spearman"] + control["runs"][1]["score_spearman"]) / 2)
+    # a flagged pair keeps its worst value, 0, with another pair's graph too
+    flagged = shuffled_graph_control(scorer, contexts, responses, items, [0.0] + scores[1:],
+                                     [["echo"], [], [], []], seeds=1)
+    assert flagged["runs"][0]["score_spearman"] == pytest.approx(
+        stats.spearmanr([0.0] + one_by_one[1:], [0.0] + scores[1:])[0])
     assert control["human_spearman"] == pytest.approx(
         (control["runs"][0]["pooled"]["spearman"] + control["runs"][1]["pooled"]["spearman"]) / 2)
 

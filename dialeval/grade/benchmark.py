@@ -8,11 +8,15 @@ carries the pooled correlation over all pairs of the set (``pooled``). Two refer
 
 * ``untrained cosine (<encoder>)``: the cosine of the checkpoint's base encoder's mean-pooled
   embeddings of the last 3 context turns (joined) and the response, nothing trained: what GRADE
-  has to beat to show that training (and the graph) adds anything;
+  has to beat to show that training (and the graph) adds anything. It gets GRADE's
+  degenerate-response policy (:mod:`dialeval.core.degenerate`: a reply GRADE flags, e.g. an
+  ``echo`` of a context turn, gets the cosine's worst value, -1), so the gap measures the model,
+  not the guard in front of it;
 * ``controls.shuffled_graphs``: GRADE's graph head scored with every pair's utterance encoding but
   the keyword graph of another pair of the set (a seeded derangement, ``SHUFFLE_SEEDS`` of them).
   ``score_spearman`` is the Spearman between the scores with the pairs' own graphs and with the
-  shuffled graphs (mean over the seeds; 1.0: the graph branch is ignored; issue #18 asks < 0.9);
+  shuffled graphs (mean over the seeds; 1.0: the graph branch is ignored; issue #18 asks < 0.9),
+  both under the policy (a flagged pair is the worst, 0, with any graph);
   ``human_spearman`` the pooled Spearman with the human ratings under shuffling, to be read beside
   GRADE's own pooled Spearman;
 * ``controls.versus_cosine``: GRADE's Table-1 average of four minus the untrained cosine's (issue #18
@@ -121,21 +125,28 @@ def derangement(n: int, seed: int) -> list[int]:
 
 
 def cosine_scores(encoder_name: str, contexts: Sequence[Sequence[str]], responses: Sequence[str],
-                  max_length: int = 128, device: str | None = None, turns: int = COSINE_TURNS) -> list[float]:
+                  max_length: int = 128, device: str | None = None, turns: int = COSINE_TURNS,
+                  flags: Sequence[Sequence[str]] | None = None) -> list[float]:
     """Cosine of the untrained encoder's mean-pooled embeddings of the last ``turns`` context turns
-    (joined by spaces) and the response."""
+    (joined by spaces) and the response; -1 (its worst) for a pair ``flags`` marks."""
     from dialeval.grade.encoder import load_encoder
 
     encoder = load_encoder(encoder_name, max_length, device)
     c = encoder.embed([" ".join(ctx[-turns:]) for ctx in contexts])
     r = encoder.embed(list(responses))
-    return [float(x) for x in (c * r).sum(1)]
+    flags = flags or [[] for _ in responses]
+    return [-1.0 if flagged else float(x) for x, flagged in zip((c * r).sum(1), flags)]
 
 
 def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], responses: Sequence[str],
-                           items: Sequence[Any], scores: Sequence[float], seeds: int = SHUFFLE_SEEDS) -> dict[str, Any]:
-    """``controls.shuffled_graphs`` (see module docstring)."""
+                           items: Sequence[Any], scores: Sequence[float], flags: Sequence[Sequence[str]],
+                           seeds: int = SHUFFLE_SEEDS) -> dict[str, Any]:
+    """``controls.shuffled_graphs`` (see module docstring): ``scores`` and ``flags`` are the scorer's
+    result with the pairs' own graphs; a flagged pair keeps its worst value under shuffling too."""
     from scipy import stats
+
+    from dialeval.core.degenerate import apply_policy
+    from dialeval.grade.scales import SCALES
 
     head = scorer.head(True)
     encodings = scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding)
@@ -144,6 +155,7 @@ def shuffled_graph_control(scorer: Any, contexts: Sequence[Sequence[str]], respo
     for seed in range(seeds):
         perm = derangement(len(graphs), seed)
         shuffled = scorer.score_features(encodings, [graphs[perm[i]] for i in range(len(graphs))], head)
+        shuffled = apply_policy({"grade": shuffled}, flags, SCALES)["grade"]
         runs.append({"seed": seed, **per_system(shuffled, items),
                      "score_spearman": float(stats.spearmanr(shuffled, scores)[0])})
     return {
@@ -202,10 +214,11 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     scorer = GradeScorer(model or DEFAULT_MODEL, device=device, batch_size=batch_size)
     contexts, responses = [it.context for it in items], [it.response for it in items]
     start = time.time()
-    scores = scorer.score(contexts, responses, graph=True)["grade_scores"]
+    result = scorer.score(contexts, responses, graph=True)
+    scores, flags = result["grade_scores"], result["flags"]
     seconds = time.time() - start
     nograph = scorer.score(contexts, responses, graph=False)["grade_scores"]
-    cosine = cosine_scores(scorer.config.encoder, contexts, responses, scorer.config.max_length, device)
+    cosine = cosine_scores(scorer.config.encoder, contexts, responses, scorer.config.max_length, device, flags=flags)
     cosine_row = f"untrained cosine ({scorer.config.encoder}, last {COSINE_TURNS} turns)"
     metrics = {OURS: per_system(scores, items), OURS_NOGRAPH: per_system(nograph, items),
                cosine_row: per_system(cosine, items)}
@@ -216,7 +229,7 @@ def grade(dataset: str, model: str | None = None, batch_size: int = 32, device: 
     return {
         "dataset": f"grade-{name}", "metric": "grade", "n": len(items), "systems": sorted({it.system for it in items}),
         "metrics": metrics, "paper": published(name), "signature": scorer.signature(True),
-        "controls": {"shuffled_graphs": shuffled_graph_control(scorer, contexts, responses, items, scores),
+        "controls": {"shuffled_graphs": shuffled_graph_control(scorer, contexts, responses, items, scores, flags),
                      "versus_cosine": versus_cosine(scores, cosine, items)},
         "signature_nograph": scorer.signature(False), "multiref_signature": multiref_signature,
         "keyword_coverage": scorer.featurizer.coverage([scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]),
