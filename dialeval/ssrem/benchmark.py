@@ -41,7 +41,9 @@ def load_set(dataset: str) -> list[JudgmentItem]:
 def table4(dataset: str, model: str | None = None, ablation: str | None = None, mover: str = "sms",
            scaling: str = "model", word_vectors: str | None = None) -> dict[str, Any]:
     """One set in the layout of Bak & Oh (2020) Table 4."""
+    from dialeval.core.degenerate import floors_as_missing
     from dialeval.multiref.runner import run_multiref
+    from dialeval.ssrem.scales import SCALES
     from dialeval.ssrem.scorer import DEFAULT_MODEL, SSREMScorer, default_ablation
 
     items = load_set(dataset)
@@ -57,7 +59,10 @@ def table4(dataset: str, model: str | None = None, ablation: str | None = None, 
                                                                    scaling=scaling, mover=mover)
             rows[name] = scored[name]["ssrem_scores"]
             signatures[name] = scored[name]["signature"]
-    rows["SSREM f (context)"] = scored["SSREM"]["ssrem_f_scores"]
+    # a flagged reply's f sits at its floor (-1000), which would dominate a Pearson correlation: left
+    # out, as the meta-evaluation grid does (dialeval.core.degenerate.floors_as_missing)
+    by_score = floors_as_missing({"ssrem_f": scored["SSREM"]["ssrem_f_scores"]}, scored["SSREM"]["flags"], SCALES)
+    rows["SSREM f (context)"] = by_score["ssrem_f"]
     rows["SSREM g (reference)"] = scored["SSREM"]["ssrem_g_scores"]
     return {
         "dataset": dataset, "metric": "ssrem", "n": len(items), "signatures": signatures,
