@@ -8,7 +8,7 @@ contexts of seed 0 (a smaller N is a prefix of a larger one); scores come from t
 an earlier run stored them, so the file can be rewritten from cache alone. Different N per metric
 are named in the table's N column. ``--cards`` also rewrites each metric card's paragraphs on the
 suite (``metrics/<name>/README.md``, between the ``behaviour:start`` / ``behaviour:end`` markers
-of its "Behavioural suite" section, which the first run puts around the paragraphs it replaces).
+of its "Behavioural suite" section; a card without them is refused before the suite runs).
 """
 
 from __future__ import annotations
@@ -18,35 +18,11 @@ from pathlib import Path
 
 from dialeval.metaeval.behaviour import behaviour, markdown, to_json
 from dialeval.metaeval.behaviour.report import card_section
+from dialeval.metaeval.marked import check_marked, write_marked
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CARDS = Path(__file__).resolve().parents[1] / "metrics"
-START, END = "<!-- behaviour:start -->", "<!-- behaviour:end -->"
-
-
-def write_card_section(card: Path, section: str) -> None:
-    """Put ``section`` between the markers of ``card``; without markers, in place of the generated
-    paragraphs of its "Behavioural suite" section (from the one on ``dialeval behaviour --metric``
-    to the last one on a score), else at the start of that section. ``ValueError`` without one."""
-    text = card.read_text(encoding="utf-8")
-    block = f"{START}\n{section}\n{END}"
-    if START in text and END in text:
-        head, rest = text.split(START, 1)
-        text = head + block + rest.split(END, 1)[1]
-    else:
-        header = "## Behavioural suite\n\n"
-        if header not in text:
-            raise ValueError(f"{card}: no '## Behavioural suite' section")
-        head, rest = text.split(header, 1)
-        paragraphs = rest.split("\n\n")
-        generated = [i for i, p in enumerate(paragraphs) if p.startswith("`dialeval behaviour --metric")
-                     or (p.startswith("`") and "share of contexts where the real reply" in p)]
-        if generated and generated == list(range(generated[0], generated[-1] + 1)):
-            paragraphs[generated[0]:generated[-1] + 1] = [block]
-        else:
-            paragraphs.insert(0, block)
-        text = head + header + "\n\n".join(paragraphs)
-    card.write_text(text, encoding="utf-8")
+CARD_BLOCK = "behaviour"  # <!-- behaviour:start --> ... <!-- behaviour:end --> in each card's Behavioural suite
 
 
 def main() -> None:
@@ -57,6 +33,9 @@ def main() -> None:
     parser.add_argument("--note", default="", help="a paragraph on how the file was made (N per metric, cost)")
     parser.add_argument("--cards", action="store_true", help="also rewrite each metric card's paragraphs on the suite")
     args = parser.parse_args()
+    if args.cards:  # before the run, not after it
+        for run in args.runs:
+            check_marked(CARDS / run.partition("=")[0] / "README.md", CARD_BLOCK)
     results = []
     for run in args.runs:
         metric, _, n = run.partition("=")
@@ -65,7 +44,7 @@ def main() -> None:
         args.output.with_suffix(".md").write_text(markdown(results, note=args.note), encoding="utf-8")
     if args.cards:
         for result in results:
-            write_card_section(CARDS / result.metric / "README.md", card_section(result))
+            write_marked(CARDS / result.metric / "README.md", CARD_BLOCK, card_section(result))
     print(markdown(results, note=args.note))
 
 

@@ -4,7 +4,6 @@ arithmetic on a fake metric (shares, Wilson intervals and control changes comput
 
 import json
 import math
-from pathlib import Path
 
 import pytest
 
@@ -16,8 +15,6 @@ from dialeval.cli import main
 from dialeval.core.results import ItemScores
 from dialeval.core.scales import Scale
 from dialeval.core.spec import BEHAVIOUR_CONTROLS, BEHAVIOUR_KINDS, Behaviour, MetricSpec
-
-ROOT = Path(__file__).resolve().parents[1]
 
 CASES = [
     Case(("Do you like books ?", "Yes , I do .", "What do you read ?"), "Mostly novels , and some history .", "Nice ."),
@@ -298,10 +295,9 @@ def test_the_registry_offers_a_seeded_close_paraphraser():
 
 def test_the_card_section_and_its_place_in_a_card(fake, tmp_path):
     """The card's paragraphs name each declared kind's share and interval and the verdict; the
-    script puts them between markers, in place of the paragraphs of an earlier run."""
-    import importlib.util
-
+    script puts them between the card's markers, in place of an earlier run's paragraphs."""
     from dialeval.metaeval.behaviour.report import card_section
+    from dialeval.metaeval.marked import markers, write_marked
 
     result = run("fake", CASES, "three cases", progress=False)
     section = card_section(result)
@@ -310,15 +306,16 @@ def test_the_card_section_and_its_place_in_a_card(fake, tmp_path):
     assert f"echo_last 0.67 [{low:.2f}, {high:.2f}]" in section
     assert "echo_own" not in section  # reported in the results file, not declared
     assert "**Fails** its declared checks on echo_last" in section
-    spec = importlib.util.spec_from_file_location("behaviour_script", ROOT / "benchmarks" / "behaviour.py")
-    script = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(script)
+    start, end = markers("behaviour")
     card = tmp_path / "README.md"
-    card.write_text("# Card\n\n## Behavioural suite\n\n`dialeval behaviour --metric fake` (old run).\n\n"
-                    "`length`: share of contexts where the real reply scores strictly higher than old.\n\n"
+    card.write_text(f"# Card\n\n## Behavioural suite\n\n{start}\n`dialeval behaviour --metric fake` (old run).\n\n"
+                    f"`length`: share of contexts where the real reply scores strictly higher than old.\n{end}\n\n"
                     "A paragraph of prose that stays.\n\n## Limitations\n", encoding="utf-8")
-    script.write_card_section(card, section)
+    write_marked(card, "behaviour", section)
     once = card.read_text(encoding="utf-8")
     assert "old" not in once and "A paragraph of prose that stays." in once and once.count(section) == 1
-    script.write_card_section(card, section)
+    write_marked(card, "behaviour", section)
     assert card.read_text(encoding="utf-8") == once
+    card.write_text("# Card without the block\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="no <!-- behaviour:start --> ... <!-- behaviour:end --> block"):
+        write_marked(card, "behaviour", section)

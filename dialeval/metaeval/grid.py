@@ -51,6 +51,7 @@ from dialeval.stats.results import Settings
 from dialeval.stats.systems import pair_items
 from dialeval.stats.unpaired import compare_unpaired
 from dialeval.data.judgments import load_judgments, sets as judgment_sets
+from dialeval.metaeval.marked import check_marked, markers, write_marked
 from dialeval.scoring.runners import RUNNERS
 from dialeval.scoring.cache import scores_for
 from dialeval.core.spec import Job
@@ -342,29 +343,20 @@ def readme_table(result: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-README_START, README_END = "<!-- metaeval:start -->", "<!-- metaeval:end -->"
+README_BLOCK = "metaeval"
+README_START, README_END = markers(README_BLOCK)
 
 
 def check_readme(readme: str | Path) -> str:
     """The text of ``readme``; ``FileNotFoundError``/``ValueError`` when it is missing or lacks the
     :data:`README_START` ... :data:`README_END` block (checked before a long run, and again after)."""
-    path = Path(readme)
-    if not path.is_file():
-        raise FileNotFoundError(f"--readme {path}: no such file")
-    text = path.read_text(encoding="utf-8")
-    if README_START not in text or README_END not in text:
-        raise ValueError(f"{path}: no {README_START} ... {README_END} block to put the meta-evaluation table in")
-    return text
+    return check_marked(readme, README_BLOCK)
 
 
 def update_readme(result: dict[str, Any], readme: str | Path) -> Path:
     """Replace the block between :data:`README_START` and :data:`README_END` in ``readme`` by
     :func:`readme_table`."""
-    path = Path(readme)
-    head, rest = check_readme(path).split(README_START, 1)
-    _, tail = rest.split(README_END, 1)
-    path.write_text(f"{head}{README_START}\n{readme_table(result)}\n{README_END}{tail}", encoding="utf-8")
-    return path
+    return write_marked(readme, README_BLOCK, readme_table(result))
 
 
 def markdown(result: dict[str, Any]) -> str:
