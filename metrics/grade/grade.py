@@ -35,13 +35,13 @@ Args:
     graph (bool, optional): False scores with the checkpoint's no-graph head (ablation). Default True.
     model (str, optional): "dialeval/grade-dailydialog" (default, bundled) or a folder written by
         training/grade.py.
-    batch_size (int, optional): pairs per encoder batch, default 32.
+    batch_size (int, optional): at most this many pairs per encoder batch, default 32.
     device (str, optional): torch device, default CPU.
 Returns:
     grade: mean score; grade_scores: per-item scores in [0, 1]; signature: the model (with its
     content hash), encoder, graph setting and dialeval version, to report with the numbers; flags:
-    per item, empty / no_words / repetitive / unknown_words for a response scored 0 by the degenerate-response
-    policy. Range and direction: grade lies in 0 to 1, higher = better (a ranking model's sigmoid:
+    per item, empty / no_words / repetitive / echo / unknown_words for a response scored 0 by the
+    degenerate-response policy. Range and direction: grade lies in 0 to 1, higher = better (a ranking model's sigmoid:
     relative, not a calibrated rating); dialeval.registry.describe("grade", "grade") gives its meaning.
 Examples:
     >>> grade = evaluate.load("dialeval/grade")
