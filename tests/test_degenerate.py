@@ -4,7 +4,7 @@ import math
 
 import pytest
 
-from dialeval.core.degenerate import (apply_policy, echoes, flag_counts, repeated_share, reply_flags, response_flags,
+from dialeval.core.degenerate import (apply_policy, echoes, flag_counts, repeated_share, reply_flags, response_flags, salads,
                                       unknown_words, word_count, worst)
 from dialeval.core.scales import Scale
 
@@ -122,8 +122,27 @@ def test_an_echo_must_come_from_one_turn():
     assert echoes([], "do you like dogs") == []
 
 
-def test_reply_flags_are_the_response_flags_first_then_the_echo():
+@pytest.mark.parametrize("response, flags", [
+    ("dogs like you do", ["salad"]),  # 0 of its 3 word pairs in a turn's order
+    ("fine you how hi are", ["salad"]),  # words of both turns, 0 of 4 pairs in order
+    ("hi like dogs you", ["salad"]),  # 1 of 3 pairs ("like dogs") in order: at most a third
+    ("you like dogs do", []),  # 2 of 3 pairs ("you like", "like dogs") in order
+    ("dogs like you", []),  # under 4 words: never a salad
+    ("dogs like you very much", []),  # "very", "much" are new words
+    ("Dogs? Like you, do!", ["salad"]),  # case and punctuation aside
+])
+def test_salads_shuffle_the_context_words(response, flags):
+    assert salads(CONTEXT, response) == flags
+
+
+def test_a_salad_needs_a_context_that_holds_its_words():
+    assert salads([], "dogs like you do") == []
+    assert salads(["Dogs like you."], "dogs like you do") == []  # "do" is not a context word
+
+
+def test_reply_flags_are_the_response_flags_first_then_the_echo_then_the_salad():
     assert reply_flags(CONTEXT, "") == ["empty"]
     assert reply_flags(CONTEXT, "you like dogs you like dogs you like dogs") == ["repetitive"]
     assert reply_flags(CONTEXT, "Do you like dogs?") == ["echo"]
+    assert reply_flags(CONTEXT, "dogs like you do") == ["salad"]
     assert reply_flags(CONTEXT, "I love them.") == []

@@ -77,9 +77,11 @@ def test_ssrem():
 
 
 ECHO = "do you like reading books"  # the last turn again (issue 32: the echo flag)
+SALAD = "books you reading like do"  # the last turn's words shuffled (issue 32: the salad flag)
 
 
 @pytest.mark.slow
+@pytest.mark.parametrize("reply, flag", [(ECHO, "echo"), (SALAD, "salad")])
 @pytest.mark.parametrize("metric, config, inputs, scores", [
     ("grade", None, {"contexts": [CONTEXT] * 2}, ["grade"]),
     ("holistic", "coherence", {"queries": [CONTEXT[0]] * 2}, ["coherence", "coherence_raw"]),
@@ -88,14 +90,15 @@ ECHO = "do you like reading books"  # the last turn again (issue 32: the echo fl
     ("ssrem", None, {"contexts": [CONTEXT] * 2, "references": ["I read novels every week."] * 2},
      ["ssrem", "ssrem_f", "ssrem_g"]),
 ])
-def test_metrics_that_read_the_context_flag_an_echo(metric, config, inputs, scores):
-    """An echo of the last turn gets the worst value of every sub-score (the policy), not its score."""
+def test_metrics_that_read_the_context_flag_an_echo_and_a_salad(metric, config, inputs, scores, reply, flag):
+    """An echo of the last turn, or a salad of its words, gets the worst value of every sub-score
+    (the policy), not its score."""
     module = dialeval.load(metric, config) if config else dialeval.load(metric)
     if metric == "fed":
-        out = module.compute(conversations=[CONTEXT + [PLAIN], CONTEXT + [ECHO]])
+        out = module.compute(conversations=[CONTEXT + [PLAIN], CONTEXT + [reply]])
     else:
-        out = module.compute(responses=[PLAIN, ECHO], **inputs)
-    assert out["flags"] == [[], ["echo"]]
+        out = module.compute(responses=[PLAIN, reply], **inputs)
+    assert out["flags"] == [[], [flag]]
     for name in scores:
         not_rewarded(out[f"{name}_scores"])
 
@@ -154,7 +157,7 @@ def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
     assert score_cache.stored_scores("m", {}, items)["per_item"] == {"x": [0.5]}
     again = score_cache.cached_scores("m", {}, items, lambda: ({"x": [0.0]}, "metric:m"))
     assert (again["from_cache"], again["flags"], again["per_item"]) == (False, [["empty"]], {"x": [0.0]})
-    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 4
+    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 5
 
 
 def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):

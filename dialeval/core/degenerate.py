@@ -22,6 +22,17 @@ A response is flagged
   of DailyDialog test contexts (``benchmarks/results/behaviour.md``). On the human-judgment sets
   it flags 23 of the 300 GRADE DailyDialog replies (a retrieval system's copies; the humans rated
   them at the 31st percentile), 1 FED turn, 1 GRADE ConvAI2 reply and none elsewhere;
+* ``salad`` (the same metrics, after ``echo``) when it has at least :data:`SALAD_MIN_WORDS` words,
+  every one of them (lower-cased) a word of the context, and at most :data:`SALAD_ORDER_SHARE` (a
+  third) of its adjacent word pairs occur in one context turn: it says no word the context did not, in an
+  order the context does not have (``"dogs like you do"`` after ``"Do you like dogs?"``). Replying
+  with the context's own words in its own order (``"Must he stay in bed?"`` after ``"... he must
+  stay in bed ..."``) is not flagged. A guard beside the metrics: GRADE ranked the real reply above
+  a salad of the context's words in 34 % of DailyDialog test contexts, SSREM in 18 %, FULL in 39 %
+  (``benchmarks/results/behaviour.md``). On 900 DailyDialog test contexts it flags 825 of the
+  suite's 900 salads and 1 of the real replies (``"Haggis? What's Haggis?"``); on the human-judgment
+  sets 6 of 2,800 replies (``benchmarks/results/reply-flags.md``), such as ``"i 'm not sure ."``:
+  a short reply made of the context's words is the price of the guard;
 * ``unknown_words`` (metrics that read word vectors: GRADE, SSREM) when it has at least 2 words and
   more than half are not among the :data:`KNOWN_WORDS` most frequent words of GloVe 6B
   (``"asdf qwer zxcv"``, which GRADE scored 0.92; ``"haha lol"`` is 1 of 2 and not flagged).
@@ -43,6 +54,7 @@ from __future__ import annotations
 
 import math
 import re
+from fractions import Fraction
 import unicodedata
 from collections import Counter
 from typing import Iterable, Mapping, Sequence
@@ -51,6 +63,9 @@ from dialeval.core.scales import Scale
 
 ECHO = "echo"
 ECHO_N = 3
+SALAD = "salad"
+SALAD_MIN_WORDS = 4
+SALAD_ORDER_SHARE = Fraction(1, 3)
 EMPTY = "empty"
 NO_WORDS = "no_words"
 REPETITIVE = "repetitive"
@@ -107,10 +122,30 @@ def echoes(context: Sequence[str], response: str, n: int = ECHO_N) -> list[str]:
     return []
 
 
+def _pairs(words: Sequence[str]) -> list[tuple[str, str]]:
+    return [(words[i], words[i + 1]) for i in range(len(words) - 1)]
+
+
+def salads(context: Sequence[str], response: str) -> list[str]:
+    """``["salad"]`` when ``response`` has at least :data:`SALAD_MIN_WORDS` words, all of them words
+    of ``context``, and at most :data:`SALAD_ORDER_SHARE` of its adjacent word pairs occur in one
+    turn of ``context`` (module docstring), else ``[]``."""
+    words = _WORD.findall(response.lower())
+    if len(words) < SALAD_MIN_WORDS:
+        return []
+    turns = [_WORD.findall(turn.lower()) for turn in context]
+    if not set(words) <= {w for turn in turns for w in turn}:
+        return []
+    context_pairs = {pair for turn in turns for pair in _pairs(turn)}
+    pairs = _pairs(words)
+    in_order = sum(pair in context_pairs for pair in pairs)
+    return [SALAD] if in_order <= SALAD_ORDER_SHARE * len(pairs) else []
+
+
 def reply_flags(context: Sequence[str], response: str) -> list[str]:
-    """:func:`response_flags` of ``response``, else :func:`echoes` of it in ``context``: the flags
-    of a metric that judges a reply against its context."""
-    return response_flags(response) or echoes(context, response)
+    """:func:`response_flags` of ``response``, else :func:`echoes` of it in ``context``, else
+    :func:`salads`: the flags of a metric that judges a reply against its context."""
+    return response_flags(response) or echoes(context, response) or salads(context, response)
 
 
 def word_count(text: str) -> int:
