@@ -139,7 +139,8 @@ class GradeScorer:
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         """``grade`` per pair (in [0, 1]) and its mean, the signature and per-item ``flags``: an empty
-        word-less or repetitive response, one that copies a context turn (``echo``), or one made mostly
+        word-less or repetitive response, one that copies a context turn (``echo``) or shuffles its words
+        (``salad``), or one made mostly
         of unknown words (:mod:`dialeval.core.degenerate`) gets 0, where the head gave "The the the the the" 0.917 and "asdf qwer zxcv" 0.896."""
         if not isinstance(graph, bool):
             raise ValueError(f"graph must be True or False, got {graph!r}")

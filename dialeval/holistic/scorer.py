@@ -162,8 +162,8 @@ def _query_text(query: Any, index: int) -> str:
 
 def likelihood_flags(aspect: str, responses: Sequence[str], queries: Sequence[Any] | None) -> list[list[str]]:
     """Per response, its :mod:`dialeval.core.degenerate` flags for ``aspect``: coherence judges a
-    reply against its query, so a reply that copies a query turn is flagged (``echo``); fluency
-    judges the reply alone (an echo of a fluent turn is fluent)."""
+    reply against its query, so a reply that copies a query turn (``echo``) or shuffles its words
+    (``salad``) is flagged; fluency judges the reply alone (an echo of a fluent turn is fluent)."""
     if aspect == "coherence" and queries is not None:
         return [reply_flags(_query_turns(q, i), r) for i, (q, r) in enumerate(zip(queries, responses))]
     return [response_flags(r) for r in responses]

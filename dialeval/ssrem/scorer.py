@@ -151,7 +151,7 @@ class SSREMScorer:
         means, the min-max constants used (``ssrem_f_min`` ...), per-item ``flags`` and the signature.
 
         Degenerate responses (:mod:`dialeval.core.degenerate`: ``empty``, ``no_words``, ``repetitive``,
-        ``echo`` of a context turn) and responses made mostly of words outside the word vectors (``unknown_words``; they used to
+        ``echo`` of a context turn, ``salad`` of its words) and responses made mostly of words outside the word vectors (``unknown_words``; they used to
         get 0.25) are not encoded, get the worst values (h 0, f its floor, g 0) and are left out of a
         ``"set"`` scaling's min-max."""
         check_choice("scaling", scaling, SCALINGS)

@@ -43,7 +43,7 @@ Args:
 Returns:
     combined: the mean score; combined_scores: per item, the predicted percentile of the human rating
     in [0, 1], higher = better; signature: the model, the features used, the number of training sets
-    and every component's weights; flags: per item, empty / no_words / repetitive / echo / unknown_words (set by the
+    and every component's weights; flags: per item, empty / no_words / repetitive / echo / salad / unknown_words (set by the
     response or by a component) for a response scored 0.
 Examples:
     >>> combined = evaluate.load("dialeval/combined")

@@ -51,8 +51,8 @@ Args:
 Returns:
     full: mean score; full_scores: per item; signature: model (with its content hash), variant,
     number of follow-ups, rule, text, lookback, level and dialeval version; flags: per item, empty /
-    no_words / repetitive / echo (a last turn that copies an earlier turn) for a response scored 0 by
-    the degenerate-response policy. Range and direction:
+    no_words / repetitive / echo / salad (a last turn that copies an earlier turn or shuffles the
+    context's words) for a response scored 0 by the degenerate-response policy. Range and direction:
     raw, 0 or more (a mean perplexity is 1 or more), higher = better, comparable only under one
     model and variant; dialeval.registry.describe("full", "full") gives its meaning.
 Examples:

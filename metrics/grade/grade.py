@@ -40,7 +40,7 @@ Args:
 Returns:
     grade: mean score; grade_scores: per-item scores in [0, 1]; signature: the model (with its
     content hash), encoder, graph setting and dialeval version, to report with the numbers; flags:
-    per item, empty / no_words / repetitive / echo / unknown_words for a response scored 0 by the
+    per item, empty / no_words / repetitive / echo / salad / unknown_words for a response scored 0 by the
     degenerate-response policy. Range and direction: grade lies in 0 to 1, higher = better (a ranking model's sigmoid:
     relative, not a calibrated rating); dialeval.registry.describe("grade", "grade") gives its meaning.
 Examples:

@@ -49,7 +49,7 @@ Returns:
     ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
     the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;
     signature: model (with its content hash), encoder, g, scaling and version; flags: per item, empty /
-    no_words / repetitive / echo / unknown_words for a response scored as the worst (h 0, g 0, f its floor -1000).
+    no_words / repetitive / echo / salad / unknown_words for a response scored as the worst (h 0, g 0, f its floor -1000).
     Range and direction: ssrem 0 to 1, higher = better; ssrem_f raw, unbounded, higher = better;
     ssrem_g raw, 0 to 1, higher = better; the raw parts are comparable only under one model.
     dialeval.registry.describe("ssrem", name) gives each one's meaning.
