@@ -1,0 +1,86 @@
+"""The behaviour of every bundled default, pinned on a small fixed set (issue 32, item 5): the first
+DailyDialog test contexts of the behavioural suite (seed 0), the kinds and controls each metric
+declares, scored with the shipped weights. A change of model, flag policy or formula that moves a
+metric's behaviour moves these numbers; the full suite's shares are in
+``benchmarks/results/behaviour.md`` (rerun ``python benchmarks/behaviour.py ...`` when a pin
+changes for a reason).
+
+Pinned per judged sub-score: for each declared kind, how many of the contexts the real reply wins
+(strictly better) and ties; for each declared control, its standardized mean change (to 1e-3: the
+scores' float32 noise, about 1e-5 relative, moves it far less). Wins are integers: a comparison
+that lands within float noise of a tie would make a pin machine-dependent, so the test also
+checks that every compared pair is apart by more than 1e-4 relative or tied exactly.
+"""
+
+import math
+
+import pytest
+
+from dialeval import registry
+from dialeval.metaeval.behaviour.cases import dailydialog_cases
+from dialeval.metaeval.behaviour.kinds import build
+from dialeval.metaeval.behaviour.suite import REAL, check_scores, score_replies, runnable_metrics
+
+# contexts per metric: FED (and combined, which reads FED) cost a second per reply on the CI's CPU
+CONTEXTS = {"fed": 10, "combined": 10}
+DEFAULT_CONTEXTS = 20
+
+# metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
+# with the echo and salad flags (score-cache format 5) and the weights in hub/
+PINNED = {
+    "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (17, 0), "other_reply": (15, 0),
+                          "lowercase": 0.2241, "paraphrase": 0.2237}},
+    "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
+                        "lowercase": 0.0475, "paraphrase": -0.0530}},
+    "holistic": {
+        "coherence": {"echo_last": (18, 2), "echo_own": (18, 2), "salad": (18, 2), "other_reply": (14, 1),
+                      "lowercase": -1.5982, "paraphrase": -1.2058},
+        "fluency": {"salad": (18, 2), "gibberish": (18, 2), "punctuation": (18, 2),
+                    "paraphrase": -0.3446, "continuation": -1.0880},
+    },
+    "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
+                      "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
+    "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (8, 0),
+                             "other_reply": (6, 0), "lowercase": 0.3145, "paraphrase": 0.3150}},
+    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (5, 0),
+                              "other_reply": (7, 0), "lowercase": 0.0554, "paraphrase": -0.0086}},
+}
+
+
+def declared(metric: str) -> list[str]:
+    behaviour = registry.spec(metric).behaviour
+    names = {k for kinds in behaviour.must_catch.values() for k in kinds}
+    names |= {c for controls in behaviour.controls.values() for c in controls}
+    return sorted(names)
+
+
+def close_but_not_tied(a: float, b: float) -> bool:
+    return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-4 * max(abs(a), abs(b))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("metric", runnable_metrics())
+def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, tmp_path):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    behaviour = registry.spec(metric).behaviour
+    cases = dailydialog_cases(CONTEXTS.get(metric, DEFAULT_CONTEXTS))
+    replies = {REAL: [c.reply for c in cases], **build(cases, 0, declared(metric))}
+    scored, _ = score_replies(metric, cases, replies, dict(behaviour.options), behaviour.references, progress=False)
+    found = {}
+    for result in check_scores(metric, scored):
+        for kind in result.kinds:
+            near = [i for i, (r, k) in enumerate(zip(scored[REAL][result.score], scored[kind.kind][result.score]))
+                    if k is not None and close_but_not_tied(r, k)]
+            assert not near, f"{metric} {result.score} {kind.kind}: cases {near} within float noise of a tie"
+        found[result.score] = {
+            **{k.kind: (k.wins, k.ties) for k in result.kinds if k.declared},
+            **{c.control: c.standardized for c in result.controls if c.declared},
+        }
+    expected = PINNED[metric]
+    assert set(found) == set(expected)
+    for score, pins in expected.items():
+        for name, value in pins.items():
+            if isinstance(value, tuple):
+                assert found[score][name] == value, (metric, score, name)
+            else:
+                assert found[score][name] == pytest.approx(value, abs=1e-3), (metric, score, name)
