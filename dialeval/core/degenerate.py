@@ -11,7 +11,8 @@ A response is flagged
 * ``repetitive`` when it has at least :data:`MIN_WORDS` words and more than
   :data:`REPEATED_SHARE` of its word 3-grams repeat an earlier 3-gram of the same response
   (``"the the the the the"``: 2 of 3; a sentence said 50 times: 0.98; ordinary replies: 0; a
-  word salad such as ``"weather weather the the good good"`` is not repetition and is not flagged);
+  word salad such as ``"weather weather the the good good"`` is not repetition and is not flagged
+  here; after ``"Was the weather good?"`` it is a ``salad``, below);
 * ``echo`` (metrics that judge a reply against its context: GRADE, SSREM, holistic coherence, FED,
   FULL, and the combined metric through them) when it has at least :data:`ECHO_N` words and every
   one of its word :data:`ECHO_N`-grams (lower-cased) occurs in one earlier turn of the context: it
