@@ -345,7 +345,7 @@ def test_an_interrupted_cell_resumes_at_its_last_saved_chunk_and_ends_as_an_unin
     stop_at[0] = 3
     with pytest.raises(KeyboardInterrupt):
         run("interrupted")
-    chunk_files = list((tmp_path / "interrupted" / "scores").glob("*.chunks-4-16.jsonl"))
+    chunk_files = list((tmp_path / "interrupted" / "scores").glob(f"*.chunks-{score_cache.CACHE_FORMAT}-16.jsonl"))
     assert len(chunk_files) == 1 and len(chunk_files[0].read_text().splitlines()) == 2  # two chunks saved
     calls.clear()
     stop_at[0] = 0
