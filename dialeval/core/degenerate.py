@@ -55,9 +55,9 @@ from __future__ import annotations
 
 import math
 import re
-from fractions import Fraction
 import unicodedata
 from collections import Counter
+from fractions import Fraction
 from typing import Iterable, Mapping, Sequence
 
 from dialeval.core.scales import Scale
@@ -91,10 +91,19 @@ def has_words(text: str) -> bool:
     return any(unicodedata.category(ch)[0] in "LN" for ch in _MARKUP.sub(" ", text))
 
 
+def words_of(text: str) -> list[str]:
+    """The lower-cased words (``\\w+`` runs) of ``text``, as every check here reads them."""
+    return _WORD.findall(text.lower())
+
+
+def ngrams(words: Sequence[str], n: int) -> list[tuple[str, ...]]:
+    """The word ``n``-grams of ``words`` in order (none when there are fewer than ``n`` words)."""
+    return [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+
+
 def repeated_share(text: str, n: int = N) -> float:
     """The share of the word ``n``-grams of ``text`` that repeat an earlier one (0 with none)."""
-    words = _WORD.findall(text.lower())
-    grams = [tuple(words[i : i + n]) for i in range(len(words) - n + 1)]
+    grams = ngrams(words_of(text), n)
     return 1.0 - len(set(grams)) / len(grams) if grams else 0.0
 
 
@@ -112,33 +121,24 @@ def response_flags(text: str) -> list[str]:
 def echoes(context: Sequence[str], response: str, n: int = ECHO_N) -> list[str]:
     """``["echo"]`` when ``response`` has at least ``n`` words and each of its word ``n``-grams
     occurs in one turn of ``context`` (module docstring), else ``[]``."""
-    words = _WORD.findall(response.lower())
-    grams = {tuple(words[i : i + n]) for i in range(len(words) - n + 1)}
+    grams = set(ngrams(words_of(response), n))
     if not grams:
         return []
-    for turn in context:
-        turn_words = _WORD.findall(turn.lower())
-        if grams <= {tuple(turn_words[i : i + n]) for i in range(len(turn_words) - n + 1)}:
-            return [ECHO]
-    return []
-
-
-def _pairs(words: Sequence[str]) -> list[tuple[str, str]]:
-    return [(words[i], words[i + 1]) for i in range(len(words) - 1)]
+    return [ECHO] if any(grams <= set(ngrams(words_of(turn), n)) for turn in context) else []
 
 
 def salads(context: Sequence[str], response: str) -> list[str]:
     """``["salad"]`` when ``response`` has at least :data:`SALAD_MIN_WORDS` words, all of them words
     of ``context``, and at most :data:`SALAD_ORDER_SHARE` of its adjacent word pairs occur in one
     turn of ``context`` (module docstring), else ``[]``."""
-    words = _WORD.findall(response.lower())
+    words = words_of(response)
     if len(words) < SALAD_MIN_WORDS:
         return []
-    turns = [_WORD.findall(turn.lower()) for turn in context]
+    turns = [words_of(turn) for turn in context]
     if not set(words) <= {w for turn in turns for w in turn}:
         return []
-    context_pairs = {pair for turn in turns for pair in _pairs(turn)}
-    pairs = _pairs(words)
+    context_pairs = {pair for turn in turns for pair in ngrams(turn, 2)}
+    pairs = ngrams(words, 2)
     in_order = sum(pair in context_pairs for pair in pairs)
     return [SALAD] if in_order <= SALAD_ORDER_SHARE * len(pairs) else []
 
@@ -163,7 +163,7 @@ def flag_counts(flags: Iterable[Sequence[str]]) -> dict[str, int]:
 def unknown_words(text: str, vocabulary: Mapping[str, int]) -> list[str]:
     """``["unknown_words"]`` when ``text`` has at least 2 words and more than half are not among the
     first :data:`KNOWN_WORDS` of ``vocabulary`` (word -> frequency rank, as GloVe's file order)."""
-    words = _WORD.findall(text.lower())
+    words = words_of(text)
     unknown = sum(1 for w in words if vocabulary.get(w, KNOWN_WORDS) >= KNOWN_WORDS)
     return [UNKNOWN_WORDS] if len(words) >= 2 and unknown > len(words) / 2 else []
 
