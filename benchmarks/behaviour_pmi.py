@@ -35,7 +35,7 @@ from dialeval.core.spec import MEANING_CONTROLS, RELEVANCE_KINDS
 from dialeval.data.judgments import load_judgments, sets
 from dialeval.holistic.scales import LOGPROB_FLOOR
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
-from dialeval.metaeval.behaviour.checks import check_control, check_kind
+from dialeval.metaeval.behaviour.checks import best_by_worst_kind, check_control, check_kind
 from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.report import control_cell, kind_cell
 from dialeval.metaeval.behaviour.suite import REAL, score_replies
@@ -69,13 +69,6 @@ def score_suite(split: str, n: int) -> dict:
     cases = dailydialog_cases(n, 0, split)
     replies = {REAL: [c.reply for c in cases], **build(cases, 0, RELEVANCE_KINDS + MEANING_CONTROLS)}
     return score_replies("holistic", cases, replies, OPTIONS)[0]
-
-
-def choose(checks: dict[float, dict]) -> float:
-    """The ``lam`` whose worst declared kind has the highest share, among those whose controls pass
-    (every ``lam`` when none does); ties go to the smaller ``lam``."""
-    passing = [lam for lam, c in checks.items() if all(ctl.passed for ctl in c["controls"])] or list(checks)
-    return max(passing, key=lambda lam: (min(k.share for k in checks[lam]["kinds"]), -lam))
 
 
 def human_correlations() -> list[dict]:
@@ -126,7 +119,7 @@ def main() -> None:
     args = parser.parse_args()
     validation_scored = score_suite("validation", args.n)
     validation = {lam: suite_checks(validation_scored, lam) for lam in LAMBDAS}
-    chosen = choose(validation)
+    chosen = best_by_worst_kind(validation)  # ties: the smaller lam (LAMBDAS ascend)
     test_scored = score_suite("test", args.n)
     test = {lam: suite_checks(test_scored, lam) for lam in LAMBDAS}
     human = human_correlations()

@@ -26,7 +26,7 @@ from dialeval import registry
 from dialeval.full.runner import full_scorer
 from dialeval.full.scorer import VARIANTS
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
-from dialeval.metaeval.behaviour.checks import check_control, check_kind
+from dialeval.metaeval.behaviour.checks import best_by_worst_kind, check_control, check_kind
 from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.report import control_cell, kind_cell
 from dialeval.metaeval.behaviour.suite import REAL
@@ -37,11 +37,8 @@ CHUNK = 25  # replies per scoring call (progress)
 
 def variant_scores(n: int, split: str) -> dict[str, dict[str, list]]:
     """variant -> reply set (``real``, kinds, controls) -> per-case score (``None``: not built)."""
-    behaviour = registry.spec("full").behaviour
-    names = sorted({k for ks in behaviour.must_catch.values() for k in ks}
-                   | {c for cs in behaviour.controls.values() for c in cs})
     cases = dailydialog_cases(n, 0, split)
-    replies = {REAL: [c.reply for c in cases], **build(cases, 0, names)}
+    replies = {REAL: [c.reply for c in cases], **build(cases, 0, registry.spec("full").behaviour.declared)}
     scorer = full_scorer(None, 32, None, 50)
     out: dict[str, dict[str, list]] = {v: {} for v in VARIANTS}
     with tqdm(total=sum(sum(r is not None for r in texts) for texts in replies.values()), desc="full variants",
@@ -67,11 +64,6 @@ def checks(scores: dict[str, list]) -> dict[str, list]:
             "controls": [check_control(c, real, scores[c], True) for c in behaviour.controls["full"]]}
 
 
-def choose(found: dict[str, dict[str, list]]) -> str:
-    passing = [v for v, c in found.items() if all(ctl.passed for ctl in c["controls"])] or list(found)
-    return max(passing, key=lambda v: min(k.share for k in found[v]["kinds"]))
-
-
 def human(variant: str) -> dict[str, float | None]:
     """Spearman of ``variant`` on fed-turn and fed-dialog from the stored FULL benchmark files."""
     out = {}
@@ -89,7 +81,7 @@ def main() -> None:
     args = parser.parse_args()
     scores = variant_scores(args.n, "validation")
     found = {v: checks(s) for v, s in scores.items()}
-    chosen = choose(found)
+    chosen = best_by_worst_kind(found)
     behaviour = registry.spec("full").behaviour
     kinds, controls = behaviour.must_catch["full"], behaviour.controls["full"]
     lines = [f"| variant | {' | '.join(kinds)} | {' | '.join(controls)} | fed-turn | fed-dialog |",

@@ -319,3 +319,25 @@ def test_the_card_section_and_its_place_in_a_card(fake, tmp_path):
     card.write_text("# Card without the block\n", encoding="utf-8")
     with pytest.raises(ValueError, match="no <!-- behaviour:start --> ... <!-- behaviour:end --> block"):
         write_marked(card, "behaviour", section)
+
+
+def test_a_behaviour_lists_what_it_declares_in_the_suites_order():
+    declared = Behaviour({"x": ("other_reply", "echo_last"), "y": ("salad",)}, {"x": ("paraphrase",)}).declared
+    assert declared == ("echo_last", "salad", "other_reply", "paraphrase")
+
+
+def test_the_suite_prefers_the_candidate_with_the_best_worst_kind_among_those_whose_controls_pass():
+    def found(shares, control_passes):
+        kinds = [checks.KindCheck(f"k{i}", 10, int(s * 10), 0, s, None, None, None, True, s >= 0.9)
+                 for i, s in enumerate(shares)]
+        controls = [checks.ControlCheck("lowercase", 10, 0.0, None, None, 0.0, True, control_passes)]
+        return {"kinds": kinds, "controls": controls}
+
+    # "b" has the best worst kind (0.7) but fails a control; of the rest "c" (0.6) beats "a" (0.5)
+    candidates = {"a": found([0.5, 1.0], True), "b": found([0.7, 0.8], False), "c": found([0.9, 0.6], True)}
+    assert checks.best_by_worst_kind(candidates) == "c"
+    # no candidate keeps its controls: all compete, and a tie goes to the earlier one
+    candidates = {"a": found([0.7], False), "b": found([0.7], False), "c": found([0.4], False)}
+    assert checks.best_by_worst_kind(candidates) == "a"
+    with pytest.raises(ValueError, match="no candidate"):
+        checks.best_by_worst_kind({})

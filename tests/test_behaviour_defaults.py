@@ -47,13 +47,6 @@ PINNED = {
 }
 
 
-def declared(metric: str) -> list[str]:
-    behaviour = registry.spec(metric).behaviour
-    names = {k for kinds in behaviour.must_catch.values() for k in kinds}
-    names |= {c for controls in behaviour.controls.values() for c in controls}
-    return sorted(names)
-
-
 def close_but_not_tied(a: float, b: float) -> bool:
     return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-4 * max(abs(a), abs(b))
 
@@ -64,7 +57,7 @@ def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, tmp_path):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     behaviour = registry.spec(metric).behaviour
     cases = dailydialog_cases(CONTEXTS.get(metric, DEFAULT_CONTEXTS))
-    replies = {REAL: [c.reply for c in cases], **build(cases, 0, declared(metric))}
+    replies = {REAL: [c.reply for c in cases], **build(cases, 0, behaviour.declared)}
     scored, _ = score_replies(metric, cases, replies, dict(behaviour.options), behaviour.references, progress=False)
     found = {}
     for result in check_scores(metric, scored):

@@ -253,6 +253,13 @@ class Behaviour:
         """The judged sub-scores, in declaration order."""
         return tuple(self.must_catch)
 
+    @property
+    def declared(self) -> tuple[str, ...]:
+        """Every kind and control some judged sub-score declares, in the suite's order (the replies a
+        check of the declarations needs to build)."""
+        named = {n for names in (*self.must_catch.values(), *self.controls.values()) for n in names}
+        return tuple(n for n in BEHAVIOUR_KINDS + BEHAVIOUR_CONTROLS if n in named)
+
 
 @dataclass(frozen=True)
 class MetricSpec:

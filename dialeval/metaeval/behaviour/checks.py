@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 import warnings
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 from scipy import stats
@@ -126,3 +126,14 @@ def check_control(control: str, real: Sequence[float], changed: Sequence[float |
     return ControlCheck(control, int(len(r)), pair.mean_diff, pair.diff_ci_low, pair.diff_ci_high,
                         standardized, declared,
                         (standardized is not None and abs(standardized) <= CONTROL_BAR) if declared else None)
+
+
+def best_by_worst_kind(found: Mapping[Any, Mapping[str, Sequence[Any]]]) -> Any:
+    """The candidate (a variant, a weight) that the suite prefers, read off no human rating: the one
+    whose worst declared kind has the highest share, among those whose declared controls all pass
+    (every candidate when none does); ties go to the earlier candidate. ``found`` maps each candidate
+    to ``{"kinds": [KindCheck, ...], "controls": [ControlCheck, ...]}`` of the same replies."""
+    if not found:
+        raise ValueError("no candidate to choose from")
+    passing = [c for c, checks in found.items() if all(ctl.passed for ctl in checks["controls"])] or list(found)
+    return max(passing, key=lambda c: min((k.share for k in found[c]["kinds"] if k.share is not None), default=-1.0))
