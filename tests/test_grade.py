@@ -318,8 +318,13 @@ def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alon
             graph_idx = idx if graph_order is None else graph_order[idx]
             return {k: (u[k][idx] if utterance else 0) + g[k][graph_idx] for k in kinds_}
 
-    split = type("FakeSplit", (), {"n": 4})()
-    out = heldout_accuracy(FakeModel(), split, batch_size=3)
+    class FakeSplit:
+        n, texts = 4, dict.fromkeys(kinds)
+
+        def present(self, kind, idx):
+            return torch.ones(len(idx), dtype=torch.bool)
+
+    out = heldout_accuracy(FakeModel(), FakeSplit(), batch_size=3)
     # own scores: positive 3.5 2.0 1.4 0.0; lexical 2.0 3.6 0.0 1.2; embedding 0.1 0.3 0.0 0.9; random 1.2 1.2 1.0 1.0
     assert (out["lexical"], out["embedding"], out["random"]) == (0.5, 0.75, 0.75)
     assert out["mean"] == pytest.approx(2.0 / 3)
@@ -330,6 +335,63 @@ def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alon
     shuffled = torch.cat([u[k] + g[k][perm] for k in kinds])
     assert out["shuffled_graph_spearman"] == pytest.approx(stats.spearmanr(own.numpy(), shuffled.numpy())[0])
     assert out["shuffled_graph_spearman"] < 1.0
+
+
+def test_pairwise_accuracy_counts_only_the_contexts_that_have_a_negative():
+    """A kind built for some contexts only (salads) is judged on those; the mean stays the paper's three."""
+    from dialeval.grade.training.accuracy import pairwise_accuracy
+
+    scores = {"positive": [3.0, 2.0, 1.0, 0.0], "lexical": [2.0, 3.0, 0.0, 1.0], "embedding": [0.0] * 4,
+              "random": [1.0] * 4, "salad": [9.0, 0.0, 9.0, 9.0]}
+    out = pairwise_accuracy(scores, {"salad": [False, True, False, True]})
+    assert out == {"lexical": 0.5, "embedding": 0.75, "random": 0.5, "salad": 0.5, "mean": pytest.approx(1.75 / 3)}
+
+
+def test_degenerate_examples_echo_a_context_turn_and_salad_a_sample():
+    """``--negatives degenerate``: an echo of one of the last two turns for every context, a salad of
+    the context's words as long as the true response for ``salads`` seeded contexts, None elsewhere."""
+    from dialeval.grade.training.examples import degenerate_examples
+
+    examples = {"contexts": [["hello there", "hi , how are you ?"], ["good morning !"], ["a b", "c d e"]],
+                "positive": ["fine , thanks .", "morning .", "f g"]}
+    out = degenerate_examples(examples, 2, "0-train")
+    assert out == degenerate_examples(examples, 2, "0-train")  # seeded
+    assert all(e in c[-2:] for e, c in zip(out["echo"], examples["contexts"]))
+    assert out["echo"][1] == "good morning !"
+    assert sum(s is not None for s in out["salad"]) == 2
+    for salad, context, positive in zip(out["salad"], examples["contexts"], examples["positive"]):
+        if salad is not None:  # every word a context word; as many words as the reply (punctuation dropped)
+            assert set(salad.split()) <= set(" ".join(context).split()) - {",", "?", "!"}
+            assert len(salad.split()) == len([w for w in positive.split() if w.isalnum()])
+
+
+def test_degenerate_negatives_train_against_echoes_and_salads(tmp_path):
+    """A tiny frozen-encoder run with ``--negatives degenerate``: the salads and missing echoes are
+    embedded once under ``--work``; held-out accuracy reports both kinds, and the untrained cosine's
+    echo accuracy equals the one recomputed from the texts."""
+    import json
+
+    from dialeval.grade.encoder import MINILM_PACKAGE, load_encoder
+    from training_scripts import script
+
+    work = tmp_path / "work"
+    out = script("grade").main(["--tiny", "--lora-r", "0", "--graph-only", "--negatives", "degenerate", "--salads", "5",
+                               "--output", str(tmp_path / "deg"), "--work", str(work), "--threads", "1"])
+    assert sorted(p.name for p in work.glob("texts-*-texts.json")) == [
+        "texts-train-24-s0-degenerate-5-texts.json", "texts-validation-8-s0-degenerate-8-texts.json"]
+    train_texts = json.loads((work / "texts-train-24-s0-degenerate-5-texts.json").read_text())
+    assert 5 <= len(train_texts) <= 5 + 24  # the 5 salads and echoes that were not embedded yet
+    state = json.loads((out / "dialeval_training.json").read_text())
+    assert {"echo", "salad"} <= set(state["heads"]["graph"]["heldout_accuracy"])
+    examples = json.loads((work / "validation-8-s0-examples.json").read_text())
+    from dialeval.grade.training.examples import degenerate_examples
+
+    echo = degenerate_examples(examples, 8, "0-validation")["echo"]
+    encoder = load_encoder(MINILM_PACKAGE, 128, None)
+    context = encoder.embed([" ".join(c) for c in examples["contexts"]])
+    positive = (context * encoder.embed(examples["positive"])).sum(1)
+    echoed = (context * encoder.embed(echo)).sum(1)
+    assert state["untrained_cosine_heldout"]["echo"] == pytest.approx(float((positive > echoed).mean()))
 
 
 def test_mpnet_is_a_grade_encoder_by_its_name(monkeypatch, tmp_path):

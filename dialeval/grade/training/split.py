@@ -38,6 +38,13 @@ class Split:
     def encodings(self, kind: str, idx: torch.Tensor) -> torch.Tensor:
         return dual_features(self.ctx[idx], self.resp[self.rows[kind][idx]])
 
+    def present(self, kind: str, idx: torch.Tensor) -> torch.Tensor:
+        """Which of the contexts ``idx`` have a response of ``kind`` (a salad is built for a sample of
+        the training contexts only: row -1 elsewhere)."""
+        if self.rows is not None:
+            return self.rows[kind][idx] >= 0
+        return torch.tensor([self.texts[kind][i] is not None for i in idx.tolist()], dtype=torch.bool)
+
     def graph_batch(self, kind: str, idx: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         return self.graph[kind].batch(self.table, idx)
 

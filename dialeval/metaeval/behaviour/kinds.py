@@ -36,13 +36,13 @@ from typing import Callable, Sequence
 
 from dialeval import registry
 from dialeval.metaeval.behaviour.cases import Case
+from dialeval.core.degenerate import context_salad, word_tokens as words
 from dialeval.core.spec import BEHAVIOUR_CONTROLS, BEHAVIOUR_KINDS
 
 GENERIC_REPLIES = ("I don't know.", "That's nice.", "Okay.", "I see.", "Sure.", "Yes.", "No.", "Thank you.",
                    "That sounds good.", "Really?")
 PUNCTUATION = ("?", "!", "...", ".")
 REPEATS = 4
-_HAS_WORD = re.compile(r"\w")
 _NOT_WORD = re.compile(r"[^\w\s]")
 _SPACED = re.compile(r"\w\s+[.,?!]")
 _ATTACHED = re.compile(r"(\w)([.,?!])")
@@ -55,20 +55,8 @@ def rng_for(seed: int, name: str, index: int) -> random.Random:
     return random.Random(f"{seed}:{name}:{index}")
 
 
-def words(text: str) -> list[str]:
-    """The whitespace tokens of ``text`` that hold a letter or digit (punctuation tokens dropped)."""
-    return [token for token in text.split() if _HAS_WORD.search(token)]
-
-
 def salad(case: Case, rng: random.Random) -> str | None:
-    pool = words(" ".join(case.context))
-    length = max(1, len(words(case.reply)))
-    drawn: list[str] = []
-    while len(drawn) < length:
-        shuffled = list(pool)
-        rng.shuffle(shuffled)
-        drawn += shuffled
-    return " ".join(drawn[:length])
+    return context_salad(case.context, max(1, len(words(case.reply))), rng) or None
 
 
 def gibberish(case: Case, rng: random.Random) -> str:
