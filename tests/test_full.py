@@ -277,22 +277,6 @@ def test_default_model_falls_back_at_once_offline(monkeypatch):
     assert fallback_note(["metric:full|model:facebook/blenderbot-400M-distill|variant:paper"]) is None
 
 
-def test_default_variant_follows_the_model(gpt2, blenderbot, monkeypatch):
-    """The paper's rule on an encoder-decoder like the paper's BlenderBot, ``loglik`` (chosen by the
-    behavioural suite on DailyDialog validation) on a decoder; the resolved default keys the cache."""
-    from dialeval.full import runner
-
-    assert FULLScorer(blenderbot).variant == "paper" and FULLScorer(gpt2).variant == "loglik"
-    decoder = FULLScorer(gpt2).score(CONTEXTS, RESPONSES)
-    assert decoder == FULLScorer(gpt2).score(CONTEXTS, RESPONSES, variant="loglik")
-    assert "|variant:loglik|followups:5|rule:loglik|text:tab|" in decoder["signature"]
-    assert FULLScorer(gpt2, variant="paper").score(CONTEXTS, RESPONSES)["full_scores"] != decoder["full_scores"]
-    monkeypatch.setattr(runner, "default_full_model", lambda: "facebook/blenderbot-400M-distill")
-    assert registry.resolved_defaults("full")["full"] == {"model": "facebook/blenderbot-400M-distill", "variant": "paper"}
-    monkeypatch.setattr(runner, "default_full_model", lambda: "dialeval/smollm2-dialogue")
-    assert registry.resolved_defaults("full")["full"] == {"model": "dialeval/smollm2-dialogue", "variant": "loglik"}
-
-
 def test_benchmarks_on_fed_sets_are_routed_to_full():
     from dialeval.full.benchmark import format_full
 

@@ -275,9 +275,8 @@ class MetricSpec:
     # other metrics whose scores it reads (a combination of them): their folders key its cached scores too
     reads: tuple[str, ...] = ()
     # runner option -> the model the runner loads when that option is not given, resolved now (for a
-    # default that depends on what can be had, e.g. the published model or a bundled stand-in), and
-    # any option whose default follows from that model (FULL's variant): keys its cached scores, so a
-    # default that resolves differently never reuses the other's scores
+    # default that depends on what can be had, e.g. the published model or a bundled stand-in): keys
+    # its cached scores, so a default that resolves differently never reuses the other's scores
     default_models: Callable[[], Mapping[str, str]] | None = None
     build_hints: Mapping[str, str] = field(default_factory=dict)
     # a published model id -> the bundled stand-in used when the published one cannot be had

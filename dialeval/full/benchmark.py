@@ -20,16 +20,16 @@ from dialeval.stats.correlation import correlate
 def full(level: str, model: str | None = None, variant: str | None = None, lookback: int = 50,
          batch_size: int = 32, device: str | None = None) -> dict[str, Any]:
     """FULL's correlation with the FED set of ``level`` for ``variant`` (default
-    the scorer's, :func:`dialeval.full.scorer.default_variant`) or every variant (``"all"``)."""
+    :data:`dialeval.full.scorer.DEFAULT_VARIANT`) or every variant (``"all"``)."""
     from dialeval.full.runner import full_scorer
-    from dialeval.full.scorer import check_variants
+    from dialeval.full.scorer import DEFAULT_VARIANT, check_variants
     from dialeval.full.spec import PAPER_SOURCE, PUBLISHED
 
     set_name = f"fed-{level}"
     items = registry.judgment_sets()[set_name]()
     scorer = full_scorer(model, batch_size, device, lookback)
     results = scorer.score_all([it.context for it in items], [it.response for it in items], level=level,
-                               variants=check_variants(variant or scorer.variant), progress=True)
+                               variants=check_variants(variant or DEFAULT_VARIANT), progress=True)
     human = [it.score for it in items]
     variants = {name: {"signature": r["signature"], "overall": correlate(r["full_scores"], human).as_dict(),
                        "scores": r["full_scores"]}

@@ -24,16 +24,6 @@ def default_full_model() -> str:
     return preferred_model(DEFAULT_MODEL, *STAND_INS, LOCAL_LM)
 
 
-def default_options() -> dict[str, str]:
-    """The model FULL loads by default (:func:`default_full_model`) and the variant that follows from
-    it (:func:`dialeval.full.scorer.default_variant`: the paper's rule on the paper's BlenderBot, else
-    ``"loglik"``), as they resolve now: they key FULL's cached scores."""
-    from dialeval.full.scorer import DEFAULT_MODEL, default_variant
-
-    model = default_full_model()
-    return {"model": model, "variant": default_variant(model == DEFAULT_MODEL)}
-
-
 @functools.lru_cache(maxsize=2)
 def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int):
     """One loaded FULL model per (model, batch_size, device, lookback); the variant is chosen per call."""
@@ -48,7 +38,7 @@ def run_full(
 ) -> ItemScores:
     """FULL of each item: at turn level its ``response`` after its ``context``, at dialog level the
     conversation ``context + [response]``, in ``variant`` (default
-    :func:`dialeval.full.scorer.default_variant` of the model; the signature names it)."""
+    :data:`dialeval.full.scorer.DEFAULT_VARIANT`; the signature names it)."""
     scorer = full_scorer(model, batch_size, device, lookback)
     result = scorer.score([it["context"] for it in items], [it["response"] for it in items], level=level,
                           variant=variant, progress=progress)

@@ -34,11 +34,6 @@ Variants (``variant``, named in the signature; higher = better in all; :data:`VA
 * ``"dialogue-loglik"`` -- ``"loglik"`` on that text (added after the first FED-data run showed
   each of the two changes helping the stand-in on its own; benchmarks/results/full-fed-*).
 
-Default (:func:`default_variant`): ``"paper"`` on an encoder-decoder model (the paper's BlenderBot),
-``"loglik"`` on a decoder-only one (the offline stand-ins), chosen without human ratings by the
-behavioural suite on DailyDialog validation (``benchmarks/full_variants.py``: the variant whose worst
-declared kind is best, controls passing); the signature names the variant.
-
 A decoder-only model (the offline stand-in) reads ``c`` and ``f`` as one sequence: for the ``"\\t"``
 text ``[eos] + ids(c) + ids("\\t") + ids(f)``, for the ``eos`` text ``ids(c) + ids(" " + eos) +
 ids(" " + f)`` (each part tokenised on its own). A conversation that leaves no room for the longest
@@ -107,16 +102,7 @@ VARIANTS: dict[str, Variant] = {
     "dialogue": Variant(FOLLOWUPS, "perplexity", "eos"),
     "dialogue-loglik": Variant(FOLLOWUPS, "loglik", "eos"),
 }
-DEFAULT_VARIANT = "paper"  # the paper's rule, for the paper's encoder-decoder (BlenderBot)
-# The default on a decoder-only model (the offline stand-ins): chosen without human ratings, by the
-# behavioural suite on DailyDialog validation (benchmarks/full_variants.py: the variant whose worst
-# declared kind is best; benchmarks/results/full-variants.md).
-DECODER_VARIANT = "loglik"
-
-
-def default_variant(encoder_decoder: bool) -> str:
-    """:data:`DEFAULT_VARIANT` for an encoder-decoder model like the paper's, else :data:`DECODER_VARIANT`."""
-    return DEFAULT_VARIANT if encoder_decoder else DECODER_VARIANT
+DEFAULT_VARIANT = "paper"
 
 
 def check_variants(variants: str | Iterable[str]) -> tuple[str, ...]:
@@ -193,8 +179,7 @@ class FULLScorer:
 
     ``model`` is a name/path (loaded by :func:`dialeval.core.lm.load_causal_lm`, an encoder-decoder
     checkpoint as one) on ``device`` (``None``: CUDA when available, else CPU) or a loaded
-    ``(model, tokenizer)`` pair. ``variant`` is what :meth:`score` uses unless told otherwise
-    (``None``: :func:`default_variant`, the paper's rule on an encoder-decoder, ``"loglik"`` on a decoder);
+    ``(model, tokenizer)`` pair. ``variant`` is what :meth:`score` uses unless told otherwise;
     ``lookback`` the number of turns read; ``batch_size`` follow-ups per model call; ``dtype`` and
     ``max_length`` (default: the model window) go to :class:`dialeval.core.lm.LMScorer`;
     ``share_prefix=False`` scores every follow-up with a full forward pass of its own (the plain loop).
@@ -205,21 +190,19 @@ class FULLScorer:
         model: str | tuple[Any, Any] = DEFAULT_MODEL,
         device: str | None = None,
         batch_size: int = 32,
-        variant: str | None = None,
+        variant: str = DEFAULT_VARIANT,
         lookback: int = LOOKBACK,
         dtype: torch.dtype | None = None,
         max_length: int | None = None,
         share_prefix: bool = True,
     ):
-        if variant is not None:
-            check_choice("variant", variant, VARIANTS)
+        self.variant = check_choice("variant", variant, VARIANTS)
         self.lookback = int(check_number("lookback", lookback, minimum=1, integer=True))
         check_number("batch_size", batch_size, minimum=1, integer=True)
         self.scorer, self.model_name = lm_scorer(model, device, dtype, encoder_decoder=True, batch_size=batch_size,
                                                  max_length=max_length, share_prefix=share_prefix)
         tokenizer = self.tokenizer = self.scorer.tokenizer
         self.seq2seq = is_encoder_decoder(self.scorer.model)
-        self.variant = default_variant(self.seq2seq) if variant is None else variant
         self.eos = tokenizer.eos_token
         if not self.eos:
             raise ValueError("the tokenizer has no eos_token; FULL needs one to start and separate the text")

@@ -7,7 +7,7 @@ from dialeval.core.spec import (
     MetricSpec, dialog_level_on, fallback_note,
 )
 from dialeval.full import scales
-from dialeval.full.runner import STAND_INS, default_options, run_full
+from dialeval.full.runner import STAND_INS, default_full_model, run_full
 
 LEVELS = ("turn", "dialog")
 PAPER_MODEL = "facebook/blenderbot-400M-distill"
@@ -26,7 +26,7 @@ SPEC = MetricSpec(
     runner=run_full,
     scales=scales.scales,
     bundled=("smollm2-dialogue",),
-    default_models=default_options,
+    default_models=lambda: {"model": default_full_model()},
     build_hints={PAPER_MODEL: BUILD},
     hub_alternatives={PAPER_MODEL: STAND_INS[0]},
     benchmarks={f"fed-{level}": Benchmark("dialeval.full.benchmark", "full", "format_full", (level,))

@@ -7,6 +7,7 @@ import datasets
 import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
+from dialeval.full.scorer import DEFAULT_VARIANT
 from dialeval.full.scorer import FULLScorer
 from dialeval.full.scorer import LOOKBACK
 from dialeval.full.scorer import split_conversations
@@ -38,12 +39,10 @@ Args:
         last turn is the response (turn level) or the conversation's end (dialog level).
     level (str): "turn" (default: the response after its context) or "dialog" (the whole
         conversation, context + [response]).
-    variant (str): "paper" (the released rule, mean perplexity of the 4 released follow-ups, turns
-        joined by a tab), "five" (the 5 intended follow-ups), "loglik" (mean negative
-        log-likelihood of the 5), "dialogue" ("five" on FED's eos-separated text) or
-        "dialogue-loglik" ("loglik" on that text). Default: "paper" on an encoder-decoder model
-        (the paper's BlenderBot), "loglik" on a decoder-only one (the offline stand-ins; chosen by
-        the behavioural suite on DailyDialog validation, benchmarks/results/full-variants.md).
+    variant (str): "paper" (default: the released rule, mean perplexity of the 4 released
+        follow-ups, turns joined by a tab), "five" (the 5 intended follow-ups), "loglik" (mean
+        negative log-likelihood of the 5), "dialogue" ("five" on FED's eos-separated text) or
+        "dialogue-loglik" ("loglik" on that text).
     lookback (int): the number of turns read, default 50.
     model (str, optional): facebook/blenderbot-400M-distill when it can be had, else the bundled
         dialeval/smollm2-dialogue; any causal or encoder-decoder LM, a local path or Hub id.
@@ -87,7 +86,7 @@ class Full(dialeval.modules.metric_base.CheckedMetric):
             kwargs["contexts"], kwargs["responses"] = split_conversations(conversations)
         return super().compute(**kwargs)
 
-    def _compute(self, contexts, responses, level="turn", variant=None, lookback=LOOKBACK, model=None,
+    def _compute(self, contexts, responses, level="turn", variant=DEFAULT_VARIANT, lookback=LOOKBACK, model=None,
                  batch_size=32, device=None):
         model = model or default_full_model()
         scorer = kept_scorer(self, (model, batch_size, device, lookback),
