@@ -121,6 +121,6 @@ Table 1's average of four correlations; see `metrics/grade/README.md` for every 
 The untrained cosine is the base encoder's cosine of the last 3 context turns and the response; the
 shuffled-graph column scores every pair with another pair's keyword graph: equal to GRADE's own
 pooled Spearman means the graph branch does not carry the ranking.
-Rebuild: `python training/grade.py --threads 2{rebuild}` (see its docstring; the other defaults are this model's).
+Rebuild: `python training/grade.py --threads 2{rebuild}` (see its docstring; the {'other ' if rebuild else ''}defaults are this model's).
 """
     return CardContent(body, measured, base_model)
