@@ -130,7 +130,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--negatives", choices=sorted(KINDS), default="paper",
                         help="paper: lexical + embedding; degenerate: also echoes and salads; salad: also salads (dialeval's extensions)")
     parser.add_argument("--salads", type=int, default=DEFAULT_SALADS,
-                        help="--negatives degenerate: salad negatives for this many training contexts (each a new text to embed)")
+                        help="--negatives degenerate or salad: salad negatives for this many training contexts (each a new text to embed)")
     parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",
                         help="cross: the paper's [CLS] c [SEP] r [SEP] (frozen, mean-pooled); dual: [c; r; c*r; |c-r|]")
     parser.add_argument("--max-hops", type=int, default=DEFAULT_MAX_HOPS,

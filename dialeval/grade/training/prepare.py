@@ -153,11 +153,11 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
             ctx_emb = ctx_source.emb[ctx_source.rows([" ".join(c) for c in examples["contexts"]])]
             if name == "validation" or extended:  # validation: its true responses; echoes: the context turns
                 tables.append(ctx_source)
-            if extended:  # the salads, and any echo that is no response or context already embedded
-                known = TextTable.stacked(*tables).index
-                new_texts = sorted({x for k in DEGENERATE_KINDS for x in examples[k] if x is not None and x not in known})
-                tables.append(TextTable(new_texts, cached_embeddings(work, f"texts-{extension_tag}", encoder, new_texts)))
             table = TextTable.stacked(*tables)  # the training responses' rows first, as before the extension
+            if extended:  # the salads, and any echo that is no response or context already embedded
+                new_texts = sorted({x for k in DEGENERATE_KINDS for x in examples[k] if x is not None and x not in table.index})
+                table = TextTable.stacked(table, TextTable(new_texts, cached_embeddings(
+                    work, f"texts-{extension_tag}", encoder, new_texts)))
             resp_emb = table.emb
             rows = {k: table.rows(examples[k]) for k in kinds if k not in DEGENERATE_KINDS}
             rows.update({k: table.rows_or_missing(examples[k]) for k in kinds if k in DEGENERATE_KINDS})
