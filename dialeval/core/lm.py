@@ -78,6 +78,17 @@ def _cache_of(output: Any) -> Any:
     return cache if cache is not None else output.past_key_values
 
 
+CPU_BATCH_TOKENS = 512  # one row per forward: fastest on this project's 2-core CPU (benchmarks/throughput.md)
+CUDA_BATCH_TOKENS = 32768  # rows of a batch on a GPU (benchmarks/results/throughput-cuda.md, an H100)
+
+
+def default_batch_tokens(device: str | torch.device) -> int:
+    """Tokens per forward of :meth:`LMScorer.grouped_logprobs` when the caller names none: one row
+    of 512 on a CPU, :data:`CUDA_BATCH_TOKENS` on a GPU (padded rows; the logits of the scored
+    positions take about ``0.75 * batch_tokens * vocabulary * 8`` bytes, 10 GB for SmolLM2)."""
+    return CUDA_BATCH_TOKENS if torch.device(device).type == "cuda" else CPU_BATCH_TOKENS
+
+
 def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     """Log-softmax over the vocabulary in float32, or float64 for a float64 model."""
     return torch.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
@@ -227,15 +238,15 @@ class LMScorer:
     @torch.no_grad()
     def grouped_logprobs(
         self, groups: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]], prefix_logprob: bool = False,
-        row_tokens: int = 512, batch_tokens: int = 512,
+        row_tokens: int = 512, batch_tokens: int | None = None,
     ) -> list[tuple[LogProb | None, list[LogProb]]]:
         """:meth:`prefix_and_continuation_logprobs` of many ``(prefix, continuations)`` groups (FED's
         conversations with their follow-ups), with the work of several groups in one forward.
 
         Each group is truncated as there. Groups are laid out whole, ``prefix c_1 c_2 ... c_k``, into
         rows of at most ``row_tokens`` tokens (a longer group gets a row of its own), longest first;
-        rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; on
-        this 2-core CPU one row of 512 per forward measured fastest, a GPU wants far larger batches). A
+        rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; default
+        :func:`default_batch_tokens`: one row of 512 on a CPU, where that measured fastest, far more on a GPU). A
         block mask lets a prefix token see the earlier tokens of its own prefix and a continuation
         token its group's prefix and the earlier tokens of its own continuation, with position ids
         restarting at the prefix length for every continuation, so each continuation is scored
@@ -247,7 +258,8 @@ class LMScorer:
         if not self._packs_groups():
             return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in fitted]
         results: list[tuple[LogProb | None, list[LogProb]] | None] = [None] * len(fitted)
-        for batch in self._group_batches(fitted, row_tokens, batch_tokens):
+        budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
+        for batch in self._group_batches(fitted, row_tokens, budget):
             for g, value in self._grouped_forward([[(i, *fitted[i]) for i in row] for row in batch], prefix_logprob):
                 results[g] = value
         return results  # type: ignore[return-value]

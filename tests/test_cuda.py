@@ -1,0 +1,90 @@
+"""The LM metrics on CUDA (issue 34, item 5), skipped where torch sees no GPU: the same scores as on
+the CPU from tiny random models, with the GPU's larger default batches of the grouped path.
+
+float32 on both devices with TF32 off, so the two differ only in summation order: 1e-5 relative on
+a sum of log-probabilities (``abs=1e-4`` for sums near zero). The GPU's speed is measured by
+``benchmarks/cuda_throughput.py``, not here.
+"""
+
+import pytest
+import torch
+
+from dialeval.core.lm import LMScorer, default_batch_tokens
+from dialeval.fed.scorer import FEDScorer
+from dialeval.full.scorer import FULLScorer
+from dialeval.holistic.scorer import LikelihoodScorer
+from tiny_lm import tiny_gpt2, tiny_tokenizer
+
+pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
+
+CONVERSATIONS = [
+    ["Hi!", "Hello, how is your day?", "It's good. How about you?"],
+    ["What kind of music do you listen to?", "I love jazz and a bit of rock."],
+    ["Sitting in a meeting", "What kind of meeting?", "Can't say", "It's probably boring, isn't it?"],
+]
+
+
+@pytest.fixture(autouse=True)
+def no_tf32():
+    old = torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32
+    torch.backends.cuda.matmul.allow_tf32 = torch.backends.cudnn.allow_tf32 = False
+    yield
+    torch.backends.cuda.matmul.allow_tf32, torch.backends.cudnn.allow_tf32 = old
+
+
+def pair(tmp_path, name):
+    """A fresh tiny GPT-2 (seed 0) per device: a scorer moves its model in place."""
+    return tiny_gpt2(tmp_path / name)
+
+
+def close(a, b):
+    return a == pytest.approx(b, rel=1e-5, abs=1e-4)
+
+
+def test_grouped_path_batches_far_larger_on_cuda_with_the_cpu_numbers(tmp_path):
+    from test_lm import _random_groups, _tiny_llama
+
+    tokenizer = tiny_tokenizer()
+    groups = _random_groups(0, len(tokenizer), n=200)
+    cpu = LMScorer(_tiny_llama(tokenizer), tokenizer, device="cpu")
+    gpu = LMScorer(_tiny_llama(tokenizer), tokenizer, device="cuda")
+    assert default_batch_tokens(gpu.device) > default_batch_tokens(cpu.device)
+    expected = cpu.grouped_logprobs(groups, prefix_logprob=True)
+    found = gpu.grouped_logprobs(groups, prefix_logprob=True)  # all 200 groups in one or two forwards
+    for (fp, fc), (ep, ec) in zip(found, expected):
+        assert fp[1] == ep[1] and close(fp[0], ep[0])
+        assert [n for _, n in fc] == [n for _, n in ec] and all(close(a, b) for (a, _), (b, _) in zip(fc, ec))
+
+
+def test_fed_on_cuda_equals_cpu(tmp_path):
+    cpu = FEDScorer(pair(tmp_path, "cpu"), device="cpu").score(CONVERSATIONS, level="both")
+    gpu = FEDScorer(pair(tmp_path, "gpu"), device="cuda").score(CONVERSATIONS, level="both")
+    keys = [k for k, v in cpu.items() if isinstance(v, list) and v and isinstance(v[0], float)]
+    assert keys
+    for key in keys:
+        assert all(close(a, b) for a, b in zip(gpu[key], cpu[key])), key
+
+
+def test_full_on_cuda_equals_cpu(tmp_path):
+    contexts = [turns[:-1] for turns in CONVERSATIONS]
+    responses = [turns[-1] for turns in CONVERSATIONS]
+    for level in ("turn", "dialog"):
+        cpu = FULLScorer(pair(tmp_path, f"cpu-{level}"), device="cpu").score_all(contexts, responses, level)
+        gpu = FULLScorer(pair(tmp_path, f"gpu-{level}"), device="cuda").score_all(contexts, responses, level)
+        for variant, result in cpu.items():
+            assert all(close(a, b) for a, b in zip(gpu[variant]["full_scores"], result["full_scores"])), variant
+
+
+def test_holistic_likelihoods_on_cuda_equal_cpu(tmp_path):
+    queries = [turns[:-1] for turns in CONVERSATIONS]
+    responses = [turns[-1] for turns in CONVERSATIONS]
+    cpu = LikelihoodScorer(pair(tmp_path, "cpu"), device="cpu")
+    gpu = LikelihoodScorer(pair(tmp_path, "gpu"), device="cuda")
+    for aspect in ("coherence", "fluency"):
+        found = gpu.logprobs(aspect, responses, queries)
+        expected = cpu.logprobs(aspect, responses, queries)
+        assert all(close(a, b) for a, b in zip(_values(found), _values(expected))), aspect
+
+
+def _values(result):
+    return [v[0] if isinstance(v, tuple) else v for v in result]
