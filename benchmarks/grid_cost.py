@@ -3,7 +3,10 @@
 The grid's cached cells keep the seconds they took when they were scored, often while other jobs
 shared the CPU. This script measures instead, in one run: every grid job (same options as the grid,
 :meth:`dialeval.core.spec.Job.options_on`) scores the first ``--n`` items of every set it applies to,
-without the score cache, after one warm-up call that loads its models (load time reported apart).
+through :func:`dialeval.scoring.cache.scores_for` into an empty, temporary score cache (as the grid
+does), after one warm-up call that loads its models (load time reported apart). A job that reads
+other jobs' scores (the combined metric) finds its components there, scored on the same items just
+before, as it finds their cells in a real grid; its own cost is what it adds.
 The full-grid estimate of a job is ``sum over sets of (seconds per item on that set) x (set size)``,
 so longer contexts (FED's dialog set) weigh as they do in the real run.
 
@@ -15,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -22,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dialeval.metaeval.grid import JOBS  # noqa: E402
-from dialeval.data.judgments import SETS, load_judgments  # noqa: E402
+from dialeval.data.judgments import load_judgments, sets as judgment_sets  # noqa: E402
+from dialeval.scoring import cache  # noqa: E402
+from dialeval.scoring.cache import scores_for  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
 from dialeval.core.tables import format_table  # noqa: E402
 
@@ -44,7 +50,7 @@ def measure(n: int, sets: list[str], jobs: list[str] | None) -> dict:
                     out["jobs"].setdefault(job.name, {})["load_seconds"] = round(time.perf_counter() - start, 1)
                     loaded.add(job.name)
                 start = time.perf_counter()
-                run(sample, **options)
+                scores_for(job.metric, options, sample, progress=False)
             except (ValueError, FileNotFoundError) as e:  # not applicable (e.g. no references)
                 rows[set_name] = {"status": f"n/a: {str(e)[:60]}"}
                 continue
@@ -71,7 +77,7 @@ def table(result: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=20, help="items per set")
-    parser.add_argument("--sets", nargs="+", default=list(SETS))
+    parser.add_argument("--sets", nargs="+", default=list(judgment_sets()))
     parser.add_argument("--jobs", nargs="+", default=None, help=f"grid jobs (default all: {[j.name for j in JOBS]})")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--save", type=Path, default=None)
@@ -80,7 +86,9 @@ def main() -> None:
         import torch
 
         torch.set_num_threads(args.threads)
-    result = {**measure(args.n, args.sets, args.jobs), "sets": args.sets}
+    with tempfile.TemporaryDirectory() as scores:  # an empty score cache: every cell from scratch
+        cache.scores_dir = lambda: Path(scores)
+        result = {**measure(args.n, args.sets, args.jobs), "sets": args.sets}
     print(table(result))
     if args.save:
         args.save.parent.mkdir(parents=True, exist_ok=True)

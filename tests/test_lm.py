@@ -211,6 +211,48 @@ def test_grouped_logprobs_equal_one_group_at_a_time(tmp_path, prefix_logprob):
         # (5.24 here; 5.17, seen on the GPU machine, does not, and the fallback computes every position's logits)
         if Version(transformers.__version__) >= Version("5.24"):
             assert scorer._keeps_mask
+def test_continuation_trie_by_hand():
+    """[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7] (a repeat) and [4]: 7 tokens laid out instead of 12,
+    depth-first, each node after its parent, a subtree contiguous."""
+    from dialeval.core.lm import _ContinuationTrie
+
+    trie = _ContinuationTrie([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]])
+    assert trie.tokens == [5, 6, 7, 8, 9, 4]
+    assert trie.parents == [-1, 0, 1, 1, 0, -1]
+    assert trie.depths == [0, 1, 2, 2, 1, 0]
+    assert trie.ends == [5, 4, 3, 4, 5, 6]
+    assert trie.paths == [[0, 1, 2], [0, 1, 3], [0, 4], [0, 1, 2], [5]]
+    assert _ContinuationTrie.size([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]]) == 6
+
+
+def test_grouped_logprobs_share_the_first_tokens_of_continuations(tmp_path):
+    """Continuations that begin alike (FED's follow-ups: "That's really ...", "That's not ...") and a
+    repeated one: each is still scored as ``prefix + c`` alone, and fewer tokens are fed."""
+    import random
+
+    from tiny_lm import tiny_gpt2
+
+    gpt2, tokenizer = tiny_gpt2(tmp_path)
+    rng = random.Random(1)
+    vocab = len(tokenizer)
+    stems = [[rng.randrange(1, vocab) for _ in range(rng.randrange(1, 4))] for _ in range(3)]
+    groups = []
+    for _ in range(12):
+        conts = [rng.choice(stems) + [rng.randrange(1, vocab) for _ in range(rng.randrange(0, 4))] for _ in range(6)]
+        conts = [c for c in conts if c] + [conts[0]]
+        groups.append(([rng.randrange(1, vocab) for _ in range(rng.randrange(1, 30))], conts))
+    for model in (gpt2, _tiny_llama(tokenizer)):
+        scorer = LMScorer(model, tokenizer)
+        fed = []
+        model.register_forward_pre_hook(lambda module, args, kwargs: fed.append(kwargs["input_ids"].numel()),
+                                        with_kwargs=True)
+        fast = scorer.grouped_logprobs(groups, row_tokens=128, batch_tokens=128)
+        assert sum(fed) < sum(len(p) + sum(len(c) for c in conts) for p, conts in groups)
+        for (_, fast_conts), (prefix, conts) in zip(fast, groups):
+            slow = scorer.prefix_and_continuation_logprobs(prefix, conts)[1]
+            assert fast_conts == [(pytest.approx(lp, rel=1e-5, abs=1e-4), n) for lp, n in slow]
+
+
 def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
     """A Gemma-3-style cache (sliding-window layers): a prefix and continuations that fit the window
     are packed on the cache, a longer call takes the plain path; both equal scoring each sequence whole."""

@@ -94,6 +94,55 @@ def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     return torch.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
 
 
+class _ContinuationTrie:
+    """The continuations of one prefix as a token trie, laid out depth-first (a node after its
+    parent, a subtree contiguous), so that continuations sharing their first tokens (FED's "That's
+    really ...", "That's not ...") feed those tokens once.
+
+    ``tokens[t]``, ``parents[t]`` (-1: a first token, predicted from the prefix's last position),
+    ``depths[t]`` (0 for a first token; its position is ``len(prefix) + depth``) and ``ends[t]`` (one
+    past the last node of ``t``'s subtree: the nodes that see ``t``) per node; ``paths[j]``: the nodes
+    of continuation ``j`` in order (``log P(c_j | prefix)`` is the sum of their log-probabilities).
+    """
+
+    def __init__(self, continuations: Sequence[Sequence[int]]):
+        children: list[dict[int, int]] = [{}]  # node 0 is the root (the prefix), not laid out
+        keys: list[tuple[int, int]] = [(-1, -1)]  # (parent node, token) of every node
+        self.paths: list[list[int]] = []
+        for cont in continuations:
+            node, path = 0, []
+            for token in cont:
+                child = children[node].get(token)
+                if child is None:
+                    child = children[node][token] = len(keys)
+                    children.append({})
+                    keys.append((node, token))
+                node = child
+                path.append(node)
+            self.paths.append(path)
+        order: list[int] = []  # depth-first, children in order of first appearance
+        stack = list(reversed(children[0].values()))
+        depth = {0: -1}
+        while stack:
+            node = stack.pop()
+            depth[node] = depth[keys[node][0]] + 1
+            order.append(node)
+            stack += reversed(children[node].values())
+        at = {node: t for t, node in enumerate(order)}
+        self.tokens = [keys[node][1] for node in order]
+        self.parents = [at.get(keys[node][0], -1) for node in order]
+        self.depths = [depth[node] for node in order]
+        self.ends = [0] * len(order)
+        for t in reversed(range(len(order))):  # a subtree ends where its last descendant's does
+            self.ends[t] = max([t + 1] + [self.ends[at[c]] for c in children[order[t]].values()])
+        self.paths = [[at[node] for node in path] for path in self.paths]
+
+    @staticmethod
+    def size(continuations: Sequence[Sequence[int]]) -> int:
+        """Nodes of the trie: the tokens the continuations feed."""
+        return len({tuple(c[: k + 1]) for c in continuations for k in range(len(c))})
+
+
 class LMScorer:
     """Batched log-probabilities of token-id sequences under a causal LM.
 
@@ -243,14 +292,16 @@ class LMScorer:
         """:meth:`prefix_and_continuation_logprobs` of many ``(prefix, continuations)`` groups (FED's
         conversations with their follow-ups), with the work of several groups in one forward.
 
-        Each group is truncated as there. Groups are laid out whole, ``prefix c_1 c_2 ... c_k``, into
-        rows of at most ``row_tokens`` tokens (a longer group gets a row of its own), longest first;
+        Each group is truncated as there. Groups are laid out whole, the prefix followed by its
+        continuations as a token trie (:class:`_ContinuationTrie`: tokens that several continuations
+        begin with are fed once), into rows of at most ``row_tokens`` tokens (a longer group gets a
+        row of its own), longest first;
         rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; default
         :func:`default_batch_tokens`: one row of 512 on a CPU, where that measured fastest, far more on a GPU). A
-        block mask lets a prefix token see the earlier tokens of its own prefix and a continuation
-        token its group's prefix and the earlier tokens of its own continuation, with position ids
-        restarting at the prefix length for every continuation, so each continuation is scored
-        exactly as ``prefix + c`` alone (equal to the one-group path up to float rounding). The LM
+        block mask lets a prefix token see the earlier tokens of its own prefix and a trie node its
+        group's prefix and its ancestors, with position ids ``len(prefix) + depth``, so each
+        continuation is scored exactly as ``prefix + c`` alone (the sum over its path; equal to the
+        one-group path up to float rounding). The LM
         head runs only on the positions whose next token is scored. Models whose attention takes no
         4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group.
         """
@@ -402,7 +453,7 @@ class LMScorer:
                        batch_tokens: int) -> Any:
         """Batches (lists of rows, a row a list of group indices) of the groups, longest first: a row
         holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens`` padded tokens."""
-        size = [len(p) + sum(len(c) for c in conts) for p, conts in fitted]
+        size = [len(p) + _ContinuationTrie.size(conts) for p, conts in fitted]
         rows: list[list[int]] = []
         room: list[int] = []
         for g in sorted(range(len(fitted)), key=lambda i: -size[i]):  # first fit, longest first
@@ -430,27 +481,29 @@ class LMScorer:
     ) -> list[tuple[int, tuple[LogProb | None, list[LogProb]]]]:
         """One forward over right-padded rows of whole groups (see :meth:`grouped_logprobs`)."""
         ids_rows, pos_rows, seg_rows = [], [], []
-        # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / j+1 = c_j)
+        # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / t+1 = node t)
         targets: list[tuple[int, int, int, int, int]] = []
+        paths: dict[int, list[list[int]]] = {}  # group -> per continuation, its trie nodes
         for r, row in enumerate(rows):
             ids: list[int] = []
             positions: list[int] = []
-            segments: list[tuple[int, int]] = []  # per token: (segment id, start of its group's prefix)
+            segments: list[tuple[int, int]] = []  # per token: (end of what sees it, start of its group's prefix)
             for g, prefix, conts in row:
                 base = len(ids)
                 ids += prefix
                 positions += range(len(prefix))
-                prefix_segment = 2 * len(ids) + 1  # unique ids: odd for prefixes, even for continuations
-                segments += [(prefix_segment, base)] * len(prefix)
+                segments += [(-1, base)] * len(prefix)  # a prefix token: seen by its group's later tokens
                 if prefix_logprob:
                     targets += [(r, base + t - 1, prefix[t], g, 0) for t in range(1, len(prefix))]
+                nodes = _ContinuationTrie(conts)
+                first = len(ids)
+                ids += nodes.tokens
+                positions += [len(prefix) + d for d in nodes.depths]
+                segments += [(first + end, base) for end in nodes.ends]
                 last = base + len(prefix) - 1
-                for j, cont in enumerate(conts):
-                    start = len(ids)
-                    ids += cont
-                    positions += range(len(prefix), len(prefix) + len(cont))
-                    segments += [(2 * start + 2, base)] * len(cont)
-                    targets += [(r, last if k == 0 else start + k - 1, cont[k], g, j + 1) for k in range(len(cont))]
+                targets += [(r, last if parent < 0 else first + parent, token, g, t + 1)
+                            for t, (token, parent) in enumerate(zip(nodes.tokens, nodes.parents))]
+                paths[g] = nodes.paths
             ids_rows.append(ids)
             pos_rows.append(positions)
             seg_rows.append(segments)
@@ -462,13 +515,14 @@ class LMScorer:
         mask = torch.full((len(rows), 1, width, width), torch.finfo(dtype).min, dtype=dtype, device=dev)
         for r, segments in enumerate(seg_rows):
             n = len(segments)
-            seg = torch.tensor([s for s, _ in segments], device=dev)
+            end = torch.tensor([e for e, _ in segments], device=dev)
             group = torch.tensor([b for _, b in segments], device=dev)
             index = torch.arange(n, device=dev)
-            is_prefix = (seg % 2 == 1)
+            is_prefix = end < 0
             same_group = group[:, None] == group[None, :]
             earlier = index[None, :] <= index[:, None]
-            sees = same_group & earlier & ((seg[:, None] == seg[None, :]) | is_prefix[None, :])
+            # a trie node is seen by the nodes of its subtree (laid out depth-first: itself up to its end)
+            sees = same_group & earlier & (is_prefix[None, :] | (end[None, :] > index[:, None]))
             mask[r, 0, :n, :n].masked_fill_(sees, 0.0)
             mask[r, 0, n:, :].fill_(0.0)  # padding rows attend to everything (their outputs are never read)
         rows_t = torch.tensor([t[0] for t in targets], device=dev)
@@ -479,14 +533,19 @@ class LMScorer:
         where = torch.full((len(rows), width), -1, dtype=torch.long, device=dev)
         where[keep] = torch.arange(int(keep.sum()), device=dev)
         token_lp = _log_softmax(out)[where[rows_t, cols_t], torch.tensor([t[2] for t in targets], device=dev)].tolist()
-        sums: dict[tuple[int, int], float] = {}
+        prefix_sums: dict[int, float] = {}
+        node_lp: dict[tuple[int, int], float] = {}
         for (_, _, _, g, part), lp in zip(targets, token_lp):
-            sums[g, part] = sums.get((g, part), 0.0) + lp
+            if part:
+                node_lp[g, part - 1] = lp
+            else:
+                prefix_sums[g] = prefix_sums.get(g, 0.0) + lp
         done = []
         for row in rows:
             for g, prefix, conts in row:
-                prefix_lp = (sums.get((g, 0), 0.0), len(prefix) - 1) if prefix_logprob else None
-                done.append((g, (prefix_lp, [(sums[g, j + 1], len(c)) for j, c in enumerate(conts)])))
+                prefix_lp = (prefix_sums.get(g, 0.0), len(prefix) - 1) if prefix_logprob else None
+                scored = [(sum(node_lp[g, t] for t in path), len(c)) for path, c in zip(paths[g], conts)]
+                done.append((g, (prefix_lp, scored)))
         return done
 
     def _kept_logits(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
