@@ -42,8 +42,8 @@ PINNED = {
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (8, 0),
                              "other_reply": (6, 0), "lowercase": 0.3145, "paraphrase": 0.3150}},
-    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (5, 0),
-                              "other_reply": (7, 0), "lowercase": 0.0554, "paraphrase": -0.0086}},
+    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
+                              "other_reply": (7, 0), "lowercase": 0.0237, "paraphrase": -0.0393}},
 }
 
 

@@ -232,3 +232,15 @@ def test_the_single_metric_chosen_on_the_other_sets_and_the_table():
     assert "a    10  3                  0.300" in text and "y:s                          0.100    [-0.100, 0.300]" in text
     assert "above the best single metric (hindsight) on 0 of 1" in text
     assert "above the single metric chosen on the other sets on 1 of 1 sets (1 significantly)" in text
+
+
+def test_every_feature_comes_from_a_metric_the_combined_spec_reads():
+    """A feature whose metric is not in ``reads`` would not key the combined scores' cache by that
+    metric's weights; FULL (issue 33) is one of the features."""
+    from dialeval import registry
+    from dialeval.combined.features import FEATURES
+
+    jobs = {job.name: job.metric for spec in registry.specs() for job in spec.grid_jobs}
+    metrics = {jobs[f.job] for f in FEATURES}
+    assert metrics == set(registry.spec("combined").reads)
+    assert [f.subs for f in FEATURES if f.job == "full"] == [("full",)]

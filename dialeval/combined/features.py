@@ -2,8 +2,8 @@
 
 A :class:`Feature` is one headline sub-score of one meta-evaluation grid job
 (:class:`dialeval.core.spec.Job`): FED's overall quality (``turn_overall`` or, on dialogue-level
-items, ``dialog_overall``), holistic coherence and fluency, logical self-consistency, GRADE, SSREM
-and the referenced multiref scores. Every one of them is "higher = better" (its scale says so), so
+items, ``dialog_overall``), holistic coherence and fluency, logical self-consistency, GRADE, SSREM,
+FULL (``full``, at the level its grid job scores the set) and the referenced multiref scores. Every one of them is "higher = better" (its scale says so), so
 the combination can keep its weights non-negative: a better component score never lowers the
 combined one.
 
@@ -41,6 +41,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("consistency", "holistic-consistency", ("consistency",)),
     Feature("grade", "grade", ("grade",)),
     Feature("ssrem", "ssrem", ("ssrem",)),
+    Feature("full", "full", ("full",)),
     Feature("bleu2", "multiref", ("bleu2",)),
     Feature("meteor", "multiref", ("meteor",)),
     Feature("rougeL", "multiref", ("rougeL",)),

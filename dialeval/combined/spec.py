@@ -34,7 +34,7 @@ SPEC = MetricSpec(
     scales=lambda: scales.SCALES,
     bundled=("combined-judgments",),
     # the components' folders key the cached scores too (the combined score is a function of theirs)
-    reads=("fed", "holistic", "grade", "ssrem", "multiref"),
+    reads=("fed", "holistic", "grade", "ssrem", "multiref", "full"),
     build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
     benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
     grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
