@@ -214,15 +214,15 @@ def test_grouped_logprobs_equal_one_group_at_a_time(tmp_path, prefix_logprob):
 def test_continuation_trie_by_hand():
     """[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7] (a repeat) and [4]: 7 tokens laid out instead of 12,
     depth-first, each node after its parent, a subtree contiguous."""
-    from dialeval.core.lm import _ContinuationTrie
+    from dialeval.core.continuation_trie import ContinuationTrie
 
-    trie = _ContinuationTrie([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]])
+    trie = ContinuationTrie([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]])
     assert trie.tokens == [5, 6, 7, 8, 9, 4]
     assert trie.parents == [-1, 0, 1, 1, 0, -1]
     assert trie.depths == [0, 1, 2, 2, 1, 0]
     assert trie.ends == [5, 4, 3, 4, 5, 6]
     assert trie.paths == [[0, 1, 2], [0, 1, 3], [0, 4], [0, 1, 2], [5]]
-    assert _ContinuationTrie.size([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]]) == 6
+    assert ContinuationTrie.size([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]]) == 6
 
 
 def test_grouped_logprobs_share_the_first_tokens_of_continuations(tmp_path):

@@ -44,6 +44,7 @@ from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, import
     GEMMA_LM, LOCAL_BUILDS, LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, causal_lm_and_name, is_encoder_decoder,
     load_causal_lm,
 )
+from dialeval.core.continuation_trie import ContinuationTrie
 from dialeval.core.options import check_device, default_device
 
 LogProb = tuple[float, int]
@@ -92,55 +93,6 @@ def default_batch_tokens(device: str | torch.device) -> int:
 def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     """Log-softmax over the vocabulary in float32, or float64 for a float64 model."""
     return torch.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
-
-
-class _ContinuationTrie:
-    """The continuations of one prefix as a token trie, laid out depth-first (a node after its
-    parent, a subtree contiguous), so that continuations sharing their first tokens (FED's "That's
-    really ...", "That's not ...") feed those tokens once.
-
-    ``tokens[t]``, ``parents[t]`` (-1: a first token, predicted from the prefix's last position),
-    ``depths[t]`` (0 for a first token; its position is ``len(prefix) + depth``) and ``ends[t]`` (one
-    past the last node of ``t``'s subtree: the nodes that see ``t``) per node; ``paths[j]``: the nodes
-    of continuation ``j`` in order (``log P(c_j | prefix)`` is the sum of their log-probabilities).
-    """
-
-    def __init__(self, continuations: Sequence[Sequence[int]]):
-        children: list[dict[int, int]] = [{}]  # node 0 is the root (the prefix), not laid out
-        keys: list[tuple[int, int]] = [(-1, -1)]  # (parent node, token) of every node
-        self.paths: list[list[int]] = []
-        for cont in continuations:
-            node, path = 0, []
-            for token in cont:
-                child = children[node].get(token)
-                if child is None:
-                    child = children[node][token] = len(keys)
-                    children.append({})
-                    keys.append((node, token))
-                node = child
-                path.append(node)
-            self.paths.append(path)
-        order: list[int] = []  # depth-first, children in order of first appearance
-        stack = list(reversed(children[0].values()))
-        depth = {0: -1}
-        while stack:
-            node = stack.pop()
-            depth[node] = depth[keys[node][0]] + 1
-            order.append(node)
-            stack += reversed(children[node].values())
-        at = {node: t for t, node in enumerate(order)}
-        self.tokens = [keys[node][1] for node in order]
-        self.parents = [at.get(keys[node][0], -1) for node in order]
-        self.depths = [depth[node] for node in order]
-        self.ends = [0] * len(order)
-        for t in reversed(range(len(order))):  # a subtree ends where its last descendant's does
-            self.ends[t] = max([t + 1] + [self.ends[at[c]] for c in children[order[t]].values()])
-        self.paths = [[at[node] for node in path] for path in self.paths]
-
-    @staticmethod
-    def size(continuations: Sequence[Sequence[int]]) -> int:
-        """Nodes of the trie: the tokens the continuations feed."""
-        return len({tuple(c[: k + 1]) for c in continuations for k in range(len(c))})
 
 
 class LMScorer:
@@ -293,7 +245,7 @@ class LMScorer:
         conversations with their follow-ups), with the work of several groups in one forward.
 
         Each group is truncated as there. Groups are laid out whole, the prefix followed by its
-        continuations as a token trie (:class:`_ContinuationTrie`: tokens that several continuations
+        continuations as a token trie (:class:`ContinuationTrie`: tokens that several continuations
         begin with are fed once), into rows of at most ``row_tokens`` tokens (a longer group gets a
         row of its own), longest first;
         rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; default
@@ -453,7 +405,7 @@ class LMScorer:
                        batch_tokens: int) -> Any:
         """Batches (lists of rows, a row a list of group indices) of the groups, longest first: a row
         holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens`` padded tokens."""
-        size = [len(p) + _ContinuationTrie.size(conts) for p, conts in fitted]
+        size = [len(p) + ContinuationTrie.size(conts) for p, conts in fitted]
         rows: list[list[int]] = []
         room: list[int] = []
         for g in sorted(range(len(fitted)), key=lambda i: -size[i]):  # first fit, longest first
@@ -495,7 +447,7 @@ class LMScorer:
                 segments += [(-1, base)] * len(prefix)  # a prefix token: seen by its group's later tokens
                 if prefix_logprob:
                     targets += [(r, base + t - 1, prefix[t], g, 0) for t in range(1, len(prefix))]
-                nodes = _ContinuationTrie(conts)
+                nodes = ContinuationTrie(conts)
                 first = len(ids)
                 ids += nodes.tokens
                 positions += [len(prefix) + d for d in nodes.depths]
