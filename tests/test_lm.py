@@ -281,3 +281,17 @@ def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
         assert scorer.share_prefix  # a call past the window falls back without turning the packing off
     assert len(tokenizer.encode("Hi! How are you?")) + max(map(len, conts)) <= 24 < len(prefix) + max(map(len, conts))
     assert packed == [1]  # the short call was packed, the long one was not
+
+
+def test_group_calls_are_32_groups_on_a_cpu_and_a_whole_batch_on_a_gpu():
+    """FED's and FULL's progress steps: 32 groups per grouped_logprobs call on a CPU (already more
+    than its one-row batches), enough groups to fill CUDA_BATCH_TOKENS on a GPU."""
+    from dialeval.core.lm import CUDA_BATCH_TOKENS, group_calls
+
+    sizes = [280] * 300
+    assert [len(c) for c in group_calls(sizes, "cpu")] == [32] * 9 + [12]
+    per_batch = CUDA_BATCH_TOKENS // 280  # 117 groups of 280 tokens
+    assert [len(c) for c in group_calls(sizes, "cuda")] == [per_batch, per_batch, 300 - 2 * per_batch]
+    assert [len(c) for c in group_calls([40_000, 10, 10], "cuda")] == [3]  # at least 32 groups (or all)
+    assert [c.start for c in group_calls(sizes, "cpu")] == list(range(0, 300, 32))
+    assert group_calls([], "cpu") == []

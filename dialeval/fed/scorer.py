@@ -70,7 +70,7 @@ from typing import Any, Iterable, Sequence
 import torch
 from tqdm.auto import tqdm
 
-from dialeval.core.lm import LogProb, conversation_text, lm_scorer
+from dialeval.core.lm import LogProb, conversation_text, group_calls, lm_scorer
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.results import make_signature, mean, summarize
@@ -85,7 +85,6 @@ MODES = ("paper", "conditional", "reference")
 # for "reference", dialog level tied with "paper"; metrics/fed/README.md, benchmarks/results/fed-*).
 DEFAULT_MODE = "conditional"
 ALL_MODES = "all"  # benchmark option: every variant from one pass
-CONTEXTS_PER_CALL = 32  # contexts handed to LMScorer.grouped_logprobs at a time (one progress step)
 LEVELS = ("turn", "dialog", "both")
 # Section 6.1: "For relevant, correct and dialog-level metrics, the entire conversation was used."
 FULL_CONTEXT_TURN = ("relevant", "correct")
@@ -305,9 +304,11 @@ class FEDScorer:
             jobs += [(index, text, list(fs)) for text, fs in by_text.items()]
         groups = [self._group(index, text, fs) for index, text, fs in jobs]
         results: list[tuple[LogProb | None, list[LogProb]]] = []
-        step = CONTEXTS_PER_CALL
-        for start in tqdm(range(0, len(groups), step), disable=not progress, desc="fed", unit=f"{step} contexts"):
-            results += self.scorer.grouped_logprobs(groups[start : start + step], prefix_logprob)
+        sizes = [len(p) + sum(len(f) for f in fs) for p, fs in groups]
+        with tqdm(total=len(groups), disable=not progress, desc="fed", unit="context") as bar:
+            for call in group_calls(sizes, self.scorer.device):
+                results += self.scorer.grouped_logprobs(groups[call.start : call.stop], prefix_logprob)
+                bar.update(len(call))
         found = {(index, text): ContextScores(prefix_lp, dict(zip(fs, scored)))
                  for (index, text, fs), (prefix_lp, scored) in zip(jobs, results)}
         return [None if kinds is None else {kind: found[index, kinds[kind]] for kind in needed}

@@ -59,7 +59,7 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.degenerate import apply_policy, reply_flags
-from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
+from dialeval.core.lm import LogProb, conversation_text, group_calls, is_encoder_decoder, lm_scorer
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_texts
@@ -77,7 +77,6 @@ FOLLOWUPS: tuple[str, ...] = (
 RELEASED_FOLLOWUPS: tuple[str, ...] = (FOLLOWUPS[0], FOLLOWUPS[1] + FOLLOWUPS[2], *FOLLOWUPS[3:])
 SEPARATOR = "\t"
 LOOKBACK = 50
-GROUPS_PER_CALL = 32  # conversations handed to LMScorer.grouped_logprobs at a time (one progress step)
 LEVELS = ("turn", "dialog")
 TEXTS = ("tab", "eos")
 RULES = ("perplexity", "loglik")
@@ -285,9 +284,12 @@ class FULLScorer:
                       for _, _, _, source, targets in tqdm(jobs, disable=not progress, desc="full")]
         else:
             values = []
-            for start in tqdm(range(0, len(jobs), GROUPS_PER_CALL), disable=not progress, desc="full"):
-                batch = jobs[start : start + GROUPS_PER_CALL]
-                values += [conts for _, conts in self.scorer.grouped_logprobs([(j[3], j[4]) for j in batch])]
+            sizes = [len(j[3]) + sum(len(t) for t in j[4]) for j in jobs]
+            with tqdm(total=len(jobs), disable=not progress, desc="full", unit="conversation") as bar:
+                for call in group_calls(sizes, self.scorer.device):
+                    batch = jobs[call.start : call.stop]
+                    values += [conts for _, conts in self.scorer.grouped_logprobs([(j[3], j[4]) for j in batch])]
+                    bar.update(len(call))
         out: list[dict[str, dict[str, LogProb]]] = [{} for _ in conversations]
         for (index, text, followups, _, _), scored in zip(jobs, values):
             out[index][text] = dict(zip(followups, scored))
