@@ -22,6 +22,11 @@ Two steps, because the GPU machine has neither SmolLM2's weights nor DailyDialog
 
     python benchmarks/cuda_throughput.py --dump .device/groups.json --n 512
     python benchmarks/cuda_throughput.py --groups .device/groups.json --json > throughput-cuda.json
+    python benchmarks/cuda_throughput.py --groups .device/groups.json --end-to-end .device/tokenizer
+
+``--end-to-end`` times FED's and FULL's scorers themselves on the dumped items (the random model of
+the dump's config with SmolLM2's real tokenizer, copied from ``hub/smollm2-dialogue``), and their
+per-item scores on the GPU against the CPU's.
 """
 
 from __future__ import annotations
@@ -66,7 +71,8 @@ def dump(path: Path, n: int) -> None:
         current[:] = [metric]
         get_runner(metric)(batch)
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"items": n, "config": config, "groups": captured}))
+    texts = [{"context": it["context"], "response": it["response"]} for it in batch]
+    path.write_text(json.dumps({"items": n, "config": config, "groups": captured, "texts": texts}))
     print(f"{path}: " + ", ".join(f"{k} {len(v)} groups" for k, v in captured.items()), file=sys.stderr)
 
 
@@ -155,6 +161,40 @@ def measure(data: dict[str, Any], device: str, budgets: list[int], repeats: int,
     return out
 
 
+def end_to_end(data: dict[str, Any], tokenizer: str, device: str, parity: int) -> dict[str, Any]:
+    """Items/s of FED's and FULL's scorers themselves (tokenising, the follow-up trie, the calls of
+    :func:`dialeval.core.lm.group_calls`, the quality formulas) on the dumped DailyDialog items, with
+    the random model of the dump's config and the real tokenizer in ``tokenizer``; and the largest
+    relative difference of their per-item scores from the CPU's on the first ``parity`` items."""
+    from transformers import AutoTokenizer
+
+    from dialeval.fed.scorer import FEDScorer
+    from dialeval.full.scorer import FULLScorer
+
+    tok = AutoTokenizer.from_pretrained(tokenizer)
+    contexts = [t["context"] for t in data["texts"]]
+    responses = [t["response"] for t in data["texts"]]
+    runs = {"fed": (FEDScorer, lambda s, n: s.score([c + [r] for c, r in zip(contexts[:n], responses[:n])]),
+                    "turn_overall_scores"),
+            "full": (FULLScorer, lambda s, n: s.score(contexts[:n], responses[:n]), "full_scores")}
+    out: dict[str, Any] = {}
+    for name, (make, score, key) in runs.items():
+        scorer = make((random_model(data["config"], device), tok), device=device)
+        score(scorer, 8)  # warm up
+        sync(device)
+        began = time.perf_counter()
+        result = score(scorer, len(contexts))
+        sync(device)
+        seconds = time.perf_counter() - began
+        entry = {"items": len(contexts), "seconds": seconds, "items_per_s": len(contexts) / seconds}
+        if parity:
+            cpu = score(make((random_model(data["config"], "cpu"), tok), device="cpu"), parity)[key]
+            entry["parity_max_rel"] = max(abs(a - b) / max(abs(b), 1e-9) for a, b in zip(result[key][:parity], cpu))
+        out[name] = entry
+        print(f"{name} end to end: {entry['items_per_s']:.1f} items/s", file=sys.stderr, flush=True)
+    return out
+
+
 def table(result: dict[str, Any]) -> str:
     lines = [f"device: {result['device']}, torch {result['torch']}, {result['dtype']}; plain forward "
              f"{result['plain']['tokens_per_s']:,.0f} tokens/s (best shape {result['plain']['shape']})", "",
@@ -182,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--parity", type=int, default=32, help="groups compared with the CPU (0: none)")
     parser.add_argument("--dtype", choices=["float32", "bfloat16"], default="float32",
                         help="the model's dtype on the device (the CPU reference is float32)")
+    parser.add_argument("--end-to-end", metavar="TOKENIZER_DIR",
+                        help="instead: FED's and FULL's scorers on the dumped items (a folder with SmolLM2's tokenizer)")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     if args.dump:
@@ -189,7 +231,11 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if not args.groups:
         parser.error("give --dump FILE or --groups FILE")
-    result = measure(json.loads(args.groups.read_text()), args.device, args.budgets, args.repeats, args.parity, args.dtype)
+    data = json.loads(args.groups.read_text())
+    if args.end_to_end:
+        print(json.dumps(end_to_end(data, args.end_to_end, args.device, min(args.parity, 16)), indent=1))
+        return 0
+    result = measure(data, args.device, args.budgets, args.repeats, args.parity, args.dtype)
     print(json.dumps(result, indent=1) if args.json else table(result))
     return 0
 
