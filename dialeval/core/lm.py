@@ -80,7 +80,7 @@ def _cache_of(output: Any) -> Any:
 
 
 CPU_BATCH_TOKENS = 512  # one row per forward: fastest on this project's 2-core CPU (benchmarks/throughput.md)
-CUDA_BATCH_TOKENS = 32768  # rows of a batch on a GPU (benchmarks/results/throughput-cuda.md, an H100)
+CUDA_BATCH_TOKENS = 32768  # tokens per forward on a GPU (benchmarks/results/throughput-cuda.md, an H200)
 
 
 def default_batch_tokens(device: str | torch.device) -> int:
@@ -264,14 +264,13 @@ class LMScorer:
         Each group is truncated as there. Groups are laid out whole, the prefix followed by its
         continuations as a token trie (:class:`ContinuationTrie`: tokens that several continuations
         begin with are fed once), into rows of at most ``row_tokens`` tokens (a longer group gets a
-        row of its own), longest first;
-        rows go through the model in batches of at most ``batch_tokens`` tokens (right-padded; default
-        :func:`default_batch_tokens`: one row of 512 on a CPU, where that measured fastest, far more on a GPU). A
-        block mask lets a prefix token see the earlier tokens of its own prefix and a trie node its
-        group's prefix and its ancestors, with position ids ``len(prefix) + depth``, so each
-        continuation is scored exactly as ``prefix + c`` alone (the sum over its path; equal to the
-        one-group path up to float rounding). The LM
-        head runs only on the positions whose next token is scored. Models whose attention takes no
+        row of its own), longest first; rows go through the model in batches of at most
+        ``batch_tokens`` tokens (right-padded; default :func:`default_batch_tokens`: one row of 512
+        on a CPU, where that measured fastest, 32,768 on a GPU). A block mask lets a prefix token see
+        the earlier tokens of its own prefix and a trie node its group's prefix and its ancestors,
+        with position ids ``len(prefix) + depth``, so each continuation is scored exactly as
+        ``prefix + c`` alone (the sum over its path; equal to the one-group path up to float
+        rounding). The LM head runs only on the positions whose next token is scored. Models whose attention takes no
         4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group.
         """
         fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
