@@ -286,7 +286,8 @@ def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
 def test_group_calls_are_32_groups_on_a_cpu_and_a_whole_batch_on_a_gpu():
     """FED's and FULL's progress steps: 32 groups per grouped_logprobs call on a CPU (already more
     than its one-row batches), enough groups to fill CUDA_BATCH_TOKENS on a GPU."""
-    from dialeval.core.lm import CUDA_BATCH_TOKENS, group_calls
+    from dialeval.core.lm import CUDA_BATCH_TOKENS
+    from dialeval.core.lm_calls import group_calls
 
     sizes = [280] * 300
     assert [len(c) for c in group_calls(sizes, "cpu")] == [32] * 9 + [12]

@@ -90,23 +90,6 @@ def default_batch_tokens(device: str | torch.device) -> int:
     return CUDA_BATCH_TOKENS if torch.device(device).type == "cuda" else CPU_BATCH_TOKENS
 
 
-def group_calls(sizes: Sequence[int], device: str | torch.device, min_groups: int = 32) -> list[range]:
-    """Runs of consecutive groups (token counts ``sizes``) to hand to one
-    :meth:`LMScorer.grouped_logprobs` call, a progress step of FED or FULL: at least ``min_groups``
-    groups, and more while they fit :func:`default_batch_tokens` of ``device`` (on a CPU 32 groups
-    already exceed it; on a GPU a call then fills a whole batch, not 32 short groups of it)."""
-    budget = default_batch_tokens(device)
-    calls, start, tokens = [], 0, 0
-    for i, size in enumerate(sizes):
-        if i > start and i - start >= min_groups and tokens + size > budget:
-            calls.append(range(start, i))
-            start, tokens = i, 0
-        tokens += size
-    if start < len(sizes):
-        calls.append(range(start, len(sizes)))
-    return calls
-
-
 def _log_softmax(logits: torch.Tensor) -> torch.Tensor:
     """Log-softmax over the vocabulary in float32, or float64 for a float64 model."""
     return torch.log_softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)

@@ -68,9 +68,9 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
-from dialeval.core.lm import LogProb, conversation_text, group_calls, lm_scorer
+from dialeval.core.lm import LogProb, conversation_text, lm_scorer
+from dialeval.core.lm_calls import grouped_in_calls
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.results import make_signature, mean, summarize
@@ -303,12 +303,7 @@ class FEDScorer:
             texts.append(kinds)
             jobs += [(index, text, list(fs)) for text, fs in by_text.items()]
         groups = [self._group(index, text, fs) for index, text, fs in jobs]
-        results: list[tuple[LogProb | None, list[LogProb]]] = []
-        sizes = [len(p) + sum(len(f) for f in fs) for p, fs in groups]
-        with tqdm(total=len(groups), disable=not progress, desc="fed", unit="context") as bar:
-            for call in group_calls(sizes, self.scorer.device):
-                results += self.scorer.grouped_logprobs(groups[call.start : call.stop], prefix_logprob)
-                bar.update(len(call))
+        results = grouped_in_calls(self.scorer, groups, prefix_logprob, progress, desc="fed", unit="context")
         found = {(index, text): ContextScores(prefix_lp, dict(zip(fs, scored)))
                  for (index, text, fs), (prefix_lp, scored) in zip(jobs, results)}
         return [None if kinds is None else {kind: found[index, kinds[kind]] for kind in needed}

@@ -59,7 +59,8 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.degenerate import apply_policy, reply_flags
-from dialeval.core.lm import LogProb, conversation_text, group_calls, is_encoder_decoder, lm_scorer
+from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
+from dialeval.core.lm_calls import grouped_in_calls
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_texts
@@ -283,13 +284,9 @@ class FULLScorer:
             values = [self.scorer.target_logprobs(source, targets)
                       for _, _, _, source, targets in tqdm(jobs, disable=not progress, desc="full")]
         else:
-            values = []
-            sizes = [len(j[3]) + sum(len(t) for t in j[4]) for j in jobs]
-            with tqdm(total=len(jobs), disable=not progress, desc="full", unit="conversation") as bar:
-                for call in group_calls(sizes, self.scorer.device):
-                    batch = jobs[call.start : call.stop]
-                    values += [conts for _, conts in self.scorer.grouped_logprobs([(j[3], j[4]) for j in batch])]
-                    bar.update(len(call))
+            scored = grouped_in_calls(self.scorer, [(j[3], j[4]) for j in jobs], progress=progress, desc="full",
+                                      unit="conversation")
+            values = [conts for _, conts in scored]
         out: list[dict[str, dict[str, LogProb]]] = [{} for _ in conversations]
         for (index, text, followups, _, _), scored in zip(jobs, values):
             out[index][text] = dict(zip(followups, scored))
