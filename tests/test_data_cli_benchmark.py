@@ -250,7 +250,7 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     monkeypatch.setitem(runners.RUNNERS, "holistic", fake_holistic)
     monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode="conditional", level=None: (
         {"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}"))
-    monkeypatch.setitem(runners.RUNNERS, "full", lambda items: ({"full": [2.0] * len(items)}, "metric:full|fake"))
+    monkeypatch.setitem(runners.RUNNERS, "full", lambda items, level="turn": ({"full": [2.0] * len(items)}, "metric:full|fake"))
     with pytest.warns(UserWarning, match="component holistic-consistency skipped"):
         assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
