@@ -43,6 +43,9 @@ import torch
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from forward_speed import plain_speed, sync  # noqa: E402
 
 PLAIN_SHAPES = ((1, 512), (8, 512), (32, 512), (64, 512), (128, 512))
 BUDGETS = (512, 2048, 8192, 32768, 131072)
@@ -50,7 +53,6 @@ BUDGETS = (512, 2048, 8192, 32768, 131072)
 
 def dump(path: Path, n: int) -> None:
     """Write the groups of FED's and FULL's bundled defaults on ``n`` DailyDialog test items."""
-    sys.path.insert(0, str(ROOT / "benchmarks"))
     import dialeval.core.lm as lm
     from dialeval.scoring.runners import get_runner
     from throughput import items
@@ -92,36 +94,14 @@ class _Tokenizer:
         self.pad_token_id = self.eos_token_id = pad
 
 
-def sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-@torch.no_grad()
-def plain_speed(model: torch.nn.Module, vocab: int, device: str, repeats: int) -> dict[str, Any]:
-    best: dict[str, Any] = {"tokens_per_s": 0.0}
-    for rows, length in PLAIN_SHAPES:
-        ids = torch.randint(5, vocab - 1, (rows, length), generator=torch.Generator().manual_seed(0)).to(device)
-        model(input_ids=ids)
-        sync(device)
-        began = time.perf_counter()
-        for _ in range(repeats):
-            model(input_ids=ids)
-        sync(device)
-        rate = rows * length * repeats / (time.perf_counter() - began)
-        if rate > best["tokens_per_s"]:
-            best = {"tokens_per_s": rate, "shape": f"{rows}x{length}"}
-    return best
-
-
-def timed(scorer: Any, groups: list, budget: int, device: str, repeats: int) -> float:
+def timed(scorer: Any, groups: list, budget: int, repeats: int) -> float:
     scorer.grouped_logprobs(groups, batch_tokens=budget)  # warm up (kernels, allocator)
     best = float("inf")
     for _ in range(repeats):
-        sync(device)
+        sync(scorer.device)
         began = time.perf_counter()
         scorer.grouped_logprobs(groups, batch_tokens=budget)
-        sync(device)
+        sync(scorer.device)
         best = min(best, time.perf_counter() - began)
     return best
 
@@ -137,13 +117,14 @@ def measure(data: dict[str, Any], device: str, budgets: list[int], repeats: int,
     scorer = LMScorer(model, _Tokenizer(data["config"].get("pad_token_id") or 0), device=device)
     out: dict[str, Any] = {"device": torch.cuda.get_device_name() if device.startswith("cuda") else platform.machine(),
                            "torch": torch.__version__, "items": data["items"], "dtype": dtype,
-                           "plain": plain_speed(model, vocab, device, repeats), "metrics": {}}
+                           "plain": plain_speed(model, vocab, repeats, PLAIN_SHAPES), "metrics": {}}
     plain = out["plain"]["tokens_per_s"]
+    cpu_scorer = None  # the same random model on the CPU, for the parity check (built once)
     for metric, groups in data["groups"].items():
         tokens = sum(len(p) + sum(len(c) for c in conts) for p, conts in groups)
         rows = []
         for budget in budgets:
-            seconds = timed(scorer, groups, budget, device, repeats)
+            seconds = timed(scorer, groups, budget, repeats)
             rows.append({"batch_tokens": budget, "seconds": seconds, "tokens_per_s": tokens / seconds,
                          "items_per_s": data["items"] / seconds, "ratio": tokens / seconds / plain})
             print(f"{metric} batch_tokens={budget}: {tokens / seconds:,.0f} tokens/s", file=sys.stderr, flush=True)
@@ -152,7 +133,8 @@ def measure(data: dict[str, Any], device: str, budgets: list[int], repeats: int,
         if parity:
             sample = groups[:parity]
             gpu = scorer.grouped_logprobs(sample, batch_tokens=best["batch_tokens"])
-            cpu_scorer = LMScorer(random_model(data["config"], "cpu"), scorer.tokenizer, device="cpu")
+            if cpu_scorer is None:
+                cpu_scorer = LMScorer(random_model(data["config"], "cpu"), scorer.tokenizer, device="cpu")
             cpu = cpu_scorer.grouped_logprobs(sample)
             diffs = [abs(a[0] - b[0]) / max(abs(b[0]), 1e-6)
                      for (_, ga), (_, ca) in zip(gpu, cpu) for a, b in zip(ga, ca)]
@@ -181,10 +163,10 @@ def end_to_end(data: dict[str, Any], tokenizer: str, device: str, parity: int) -
     for name, (make, score, key) in runs.items():
         scorer = make((random_model(data["config"], device), tok), device=device)
         score(scorer, 8)  # warm up
-        sync(device)
+        sync(scorer.scorer.device)
         began = time.perf_counter()
         result = score(scorer, len(contexts))
-        sync(device)
+        sync(scorer.scorer.device)
         seconds = time.perf_counter() - began
         entry = {"items": len(contexts), "seconds": seconds, "items_per_s": len(contexts) / seconds}
         if parity:

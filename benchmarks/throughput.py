@@ -5,7 +5,7 @@ the grid and ``dialeval compare``; models loaded and warmed up first, not timed)
 forward pre-hook on every word-embedding table (an ``nn.Embedding`` of 10,000 rows or more: the
 vocabulary, not the position or segment tables), how many tokens the metric fed through its
 models, padding included. Beside that it measures the plain forward speed of each of those models
-on random token ids at the best of a few batch shapes (``BATCH_SHAPES``), in the same process and
+on random token ids at the best of a few batch shapes (``forward_speed.BATCH_SHAPES``), in the same process and
 minute, and prints the ratio
 
     ratio = (non-padding tokens the metric fed per second) / (the same model's best plain forward tokens per second)
@@ -43,6 +43,7 @@ sys.path.insert(0, str(ROOT))
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
 from dialeval.data.corpora import dailydialog  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
+from forward_speed import plain_speed  # noqa: E402
 
 # Which runner and options measure each metric's bundled default (the jobs a user runs).
 JOBS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -55,7 +56,6 @@ JOBS: dict[str, tuple[str, dict[str, Any]]] = {
     "ssrem": ("ssrem", {}),
     "multiref": ("multiref", {}),
 }
-BATCH_SHAPES = ((1, 512), (2, 256), (4, 128), (8, 64), (16, 32))
 MIN_VOCAB = 10_000
 
 
@@ -111,25 +111,6 @@ def owner_of(table: torch.nn.Embedding) -> torch.nn.Module | None:
         owners = [o for o in gc.get_objects() if isinstance(o, PreTrainedModel)
                   and any(m is table for m in o.modules())]
     return max(owners, key=lambda m: sum(1 for _ in m.modules()), default=None)
-
-
-@torch.no_grad()
-def plain_speed(model: torch.nn.Module, vocab: int, repeats: int = 3) -> dict[str, Any]:
-    """Best tokens/s of ``model(input_ids)`` on random ids over :data:`BATCH_SHAPES`."""
-    device = next(model.parameters()).device
-    best: dict[str, Any] = {"tokens_per_s": 0.0}
-    limit = getattr(model.config, "max_position_embeddings", 512) or 512
-    for rows, length in BATCH_SHAPES:
-        length = min(length, limit - 2)
-        ids = torch.randint(5, vocab - 1, (rows, length), generator=torch.Generator().manual_seed(0)).to(device)
-        model(input_ids=ids)  # warm up this shape
-        began = time.perf_counter()
-        for _ in range(repeats):
-            model(input_ids=ids)
-        rate = rows * length * repeats / (time.perf_counter() - began)
-        if rate > best["tokens_per_s"]:
-            best = {"tokens_per_s": rate, "shape": f"{rows}x{length}"}
-    return best
 
 
 def measure(name: str, batch: list[dict], counter: TokenCounter, repeats: int = 2) -> dict[str, Any]:

@@ -83,8 +83,5 @@ def test_holistic_likelihoods_on_cuda_equal_cpu(tmp_path):
     for aspect in ("coherence", "fluency"):
         found = gpu.logprobs(aspect, responses, queries)
         expected = cpu.logprobs(aspect, responses, queries)
-        assert all(close(a, b) for a, b in zip(_values(found), _values(expected))), aspect
-
-
-def _values(result):
-    return [v[0] if isinstance(v, tuple) else v for v in result]
+        assert [n for _, n in found] == [n for _, n in expected]
+        assert all(close(a, b) for (a, _), (b, _) in zip(found, expected)), aspect

@@ -222,7 +222,7 @@ def test_continuation_trie_by_hand():
     assert trie.depths == [0, 1, 2, 2, 1, 0]
     assert trie.ends == [5, 4, 3, 4, 5, 6]
     assert trie.paths == [[0, 1, 2], [0, 1, 3], [0, 4], [0, 1, 2], [5]]
-    assert ContinuationTrie.size([[5, 6, 7], [5, 6, 8], [5, 9], [5, 6, 7], [4]]) == 6
+    assert len(trie) == 6
 
 
 def test_grouped_logprobs_share_the_first_tokens_of_continuations(tmp_path):

@@ -55,7 +55,6 @@ class ContinuationTrie:
             self.ends[t] = max([t + 1] + [self.ends[at[c]] for c in children[order[t]].values()])
         self.paths = [[at[node] for node in path] for path in self.paths]
 
-    @staticmethod
-    def size(continuations: Sequence[Sequence[int]]) -> int:
+    def __len__(self) -> int:
         """Nodes of the trie: the tokens the continuations feed."""
-        return len({tuple(c[: k + 1]) for c in continuations for k in range(len(c))})
+        return len(self.tokens)

@@ -261,8 +261,9 @@ class LMScorer:
             return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in fitted]
         results: list[tuple[LogProb | None, list[LogProb]] | None] = [None] * len(fitted)
         budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
-        for batch in self._group_batches(fitted, row_tokens, budget):
-            for g, value in self._grouped_forward([[(i, *fitted[i]) for i in row] for row in batch], prefix_logprob):
+        laid = [(prefix, ContinuationTrie(conts)) for prefix, conts in fitted]  # what each group feeds
+        for batch in self._group_batches([len(p) + len(trie) for p, trie in laid], row_tokens, budget):
+            for g, value in self._grouped_forward([[(i, *laid[i]) for i in row] for row in batch], prefix_logprob):
                 results[g] = value
         return results  # type: ignore[return-value]
 
@@ -400,14 +401,14 @@ class LMScorer:
         sliding = getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True)
         return self.share_prefix and not sliding and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
 
-    def _group_batches(self, fitted: list[tuple[list[int], list[list[int]]]], row_tokens: int,
-                       batch_tokens: int) -> Any:
-        """Batches (lists of rows, a row a list of group indices) of the groups, longest first: a row
-        holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens`` padded tokens."""
-        size = [len(p) + ContinuationTrie.size(conts) for p, conts in fitted]
+    @staticmethod
+    def _group_batches(size: list[int], row_tokens: int, batch_tokens: int) -> Any:
+        """Batches (lists of rows, a row a list of group indices) of groups of ``size`` tokens, longest
+        first: a row holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens``
+        padded tokens."""
         rows: list[list[int]] = []
         room: list[int] = []
-        for g in sorted(range(len(fitted)), key=lambda i: -size[i]):  # first fit, longest first
+        for g in sorted(range(len(size)), key=lambda i: -size[i]):  # first fit, longest first
             slot = next((r for r, left in enumerate(room) if left >= size[g]), None)
             if slot is None:
                 rows.append([g])
@@ -428,25 +429,23 @@ class LMScorer:
             yield batch
 
     def _grouped_forward(
-        self, rows: list[list[tuple[int, list[int], list[list[int]]]]], prefix_logprob: bool
+        self, rows: list[list[tuple[int, list[int], ContinuationTrie]]], prefix_logprob: bool
     ) -> list[tuple[int, tuple[LogProb | None, list[LogProb]]]]:
         """One forward over right-padded rows of whole groups (see :meth:`grouped_logprobs`)."""
         ids_rows, pos_rows, seg_rows = [], [], []
         # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / t+1 = node t)
         targets: list[tuple[int, int, int, int, int]] = []
-        paths: dict[int, list[list[int]]] = {}  # group -> per continuation, its trie nodes
         for r, row in enumerate(rows):
             ids: list[int] = []
             positions: list[int] = []
             segments: list[tuple[int, int]] = []  # per token: (end of what sees it, start of its group's prefix)
-            for g, prefix, conts in row:
+            for g, prefix, nodes in row:
                 base = len(ids)
                 ids += prefix
                 positions += range(len(prefix))
                 segments += [(-1, base)] * len(prefix)  # a prefix token: seen by its group's later tokens
                 if prefix_logprob:
                     targets += [(r, base + t - 1, prefix[t], g, 0) for t in range(1, len(prefix))]
-                nodes = ContinuationTrie(conts)
                 first = len(ids)
                 ids += nodes.tokens
                 positions += [len(prefix) + d for d in nodes.depths]
@@ -454,7 +453,6 @@ class LMScorer:
                 last = base + len(prefix) - 1
                 targets += [(r, last if parent < 0 else first + parent, token, g, t + 1)
                             for t, (token, parent) in enumerate(zip(nodes.tokens, nodes.parents))]
-                paths[g] = nodes.paths
             ids_rows.append(ids)
             pos_rows.append(positions)
             seg_rows.append(segments)
@@ -493,9 +491,9 @@ class LMScorer:
                 prefix_sums[g] = prefix_sums.get(g, 0.0) + lp
         done = []
         for row in rows:
-            for g, prefix, conts in row:
+            for g, prefix, nodes in row:
                 prefix_lp = (prefix_sums.get(g, 0.0), len(prefix) - 1) if prefix_logprob else None
-                scored = [(sum(node_lp[g, t] for t in path), len(c)) for path, c in zip(paths[g], conts)]
+                scored = [(sum(node_lp[g, t] for t in path), len(path)) for path in nodes.paths]
                 done.append((g, (prefix_lp, scored)))
         return done
 
