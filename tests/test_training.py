@@ -86,3 +86,33 @@ def test_resumed_run_keeps_its_report_and_records_the_new_arguments(tmp_path):
     again = load_state(tmp_path, True, argparse.Namespace(lr=5e-5), lambda: pytest.fail("recomputed"))
     assert again["step"] == 5 and again["args"] == {"lr": "0.0001"} and again["resumed"] == [{"lr": "5e-05"}]
     assert load_state(tmp_path, False, argparse.Namespace(lr=1.0), lambda: {})["step"] == 0
+
+
+def test_adapter_over_a_local_base_records_its_hub_id_and_packages_and_loads_over_it(tmp_path, monkeypatch):
+    """An adapter trained over a base dialeval builds from PyPI (SmolLM2, Gemma-3) records the Hub id
+    the base copies and the pinned packages (for its card), and loads over that base by either name."""
+    from importlib.metadata import version
+
+    import torch
+
+    from dialeval.core import lm_loading, lm_training
+    from dialeval.core.lm import load_causal_lm
+    from dialeval.models import hub
+
+    monkeypatch.setenv("DIALEVAL_MODELS", str(tmp_path / "models"))
+    tiny_gpt2(tmp_path / "models" / "tiny-base")
+    bases = {"tiny-base": ("org/tiny-base", ("torch",))}
+    monkeypatch.setattr(lm_loading, "LOCAL_BASES", bases)
+    monkeypatch.setattr(lm_training, "LOCAL_BASES", bases)
+    out = finetune_lm.main(["--preset", "dialogue", "--tiny", "--base", "tiny-base", "--output", str(tmp_path / "out"),
+                            "--seq-len", "32", "--batch-size", "2", "--threads", "1"])
+    record = hub.read_base(out)
+    assert (record.base_model, record.local_name, record.packages) == ("org/tiny-base", "tiny-base",
+                                                                      {"torch": version("torch")})
+    assert lm_loading.local_base_name("org/tiny-base") == "tiny-base"
+    assert lm_loading.local_base_name("elsewhere/model") == "elsewhere/model"
+    by_name, _ = load_causal_lm(out)
+    (out / "dialeval_base.json").write_text(json.dumps({**json.loads((out / "dialeval_base.json").read_text()),
+                                                        "local_name": "org/tiny-base"}))
+    by_hub_id, _ = load_causal_lm(out)  # the recorded Hub id resolves to the same local base
+    assert all(torch.equal(a, b) for a, b in zip(by_hub_id.state_dict().values(), by_name.state_dict().values()))

@@ -41,8 +41,7 @@ import torch
 from tqdm.auto import tqdm
 
 from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, importable from here)
-    GEMMA_LM, LOCAL_BUILDS, LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, causal_lm_and_name, is_encoder_decoder,
-    load_causal_lm,
+    GEMMA_LM, LOCAL_BASES, LOCAL_BUILDS, LOCAL_LM, causal_lm_and_name, is_encoder_decoder, load_causal_lm,
 )
 from dialeval.core.continuation_trie import ContinuationTrie
 from dialeval.core.options import check_device, default_device

