@@ -11,6 +11,8 @@ the controls within 0.5 SD (all, when none does). Its Spearman on the FED sets i
 fed-turn|fed-dialog``), beside FED's default on the same base, after the choice.
 
     python benchmarks/full_variants.py --n 100    # writes benchmarks/results/full-variants.md/.json
+    python benchmarks/full_variants.py --n 100 --model dialeval/gemma3-dialogue --suffix=-gemma3-dialogue
+        # another base: full-variants-gemma3-dialogue.*, reading full-fed-<level>-gemma3-dialogue.json
 """
 
 from __future__ import annotations
@@ -35,11 +37,12 @@ RESULTS = Path(__file__).resolve().parent / "results"
 CHUNK = 25  # replies per scoring call (progress)
 
 
-def variant_scores(n: int, split: str) -> dict[str, dict[str, list]]:
-    """variant -> reply set (``real``, kinds, controls) -> per-case score (``None``: not built)."""
+def variant_scores(n: int, split: str, model: str | None = None) -> dict[str, dict[str, list]]:
+    """variant -> reply set (``real``, kinds, controls) -> per-case score (``None``: not built), with
+    ``model`` (default: FULL's default model)."""
     cases = dailydialog_cases(n, 0, split)
     replies = {REAL: [c.reply for c in cases], **build(cases, 0, registry.spec("full").behaviour.declared)}
-    scorer = full_scorer(None, 32, None, 50)
+    scorer = full_scorer(model, 32, None, 50)
     out: dict[str, dict[str, list]] = {v: {} for v in VARIANTS}
     with tqdm(total=sum(sum(r is not None for r in texts) for texts in replies.values()), desc="full variants",
               unit="reply") as bar:
@@ -64,11 +67,12 @@ def checks(scores: dict[str, list]) -> dict[str, list]:
             "controls": [check_control(c, real, scores[c], True) for c in behaviour.controls["full"]]}
 
 
-def human(variant: str) -> dict[str, float | None]:
-    """Spearman of ``variant`` on fed-turn and fed-dialog from the stored FULL benchmark files."""
+def human(variant: str, suffix: str = "") -> dict[str, float | None]:
+    """Spearman of ``variant`` on fed-turn and fed-dialog from the stored FULL benchmark files
+    (``full-fed-<level><suffix>.json``)."""
     out = {}
     for level in ("turn", "dialog"):
-        path = RESULTS / f"full-fed-{level}.json"
+        path = RESULTS / f"full-fed-{level}{suffix}.json"
         rows = json.loads(path.read_text())["variants"] if path.is_file() else {}
         out[f"fed-{level}"] = rows.get(variant, {}).get("overall", {}).get("spearman")
     return out
@@ -77,9 +81,11 @@ def human(variant: str) -> dict[str, float | None]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100, help="DailyDialog validation contexts")
-    parser.add_argument("--output", type=Path, default=RESULTS / "full-variants")
+    parser.add_argument("--model", help="default: FULL's default model")
+    parser.add_argument("--suffix", default="", help="of the output and of the FED-set files read, e.g. --suffix=-gemma3-dialogue")
     args = parser.parse_args()
-    scores = variant_scores(args.n, "validation")
+    output = RESULTS / f"full-variants{args.suffix}"
+    scores = variant_scores(args.n, "validation", args.model)
     found = {v: checks(s) for v, s in scores.items()}
     chosen = best_by_worst_kind(found)
     behaviour = registry.spec("full").behaviour
@@ -87,22 +93,24 @@ def main() -> None:
     lines = [f"| variant | {' | '.join(kinds)} | {' | '.join(controls)} | fed-turn | fed-dialog |",
              "| --- " * (3 + len(kinds) + len(controls)) + "|"]
     for v, c in found.items():
-        rho = human(v)
+        rho = human(v, args.suffix)
         lines.append(f"| {v}{' (chosen)' if v == chosen else ''} | " + " | ".join(map(kind_cell, c["kinds"])) + " | "
                      + " | ".join(map(control_cell, c["controls"])) + " | "
                      + " | ".join("-" if r is None else f"{r:.3f}" for r in rho.values()) + " |")
     text = ("# FULL's variants on the behavioural suite (DailyDialog validation)\n\n"
-            f"`python benchmarks/full_variants.py --n {args.n}`: {args.n} DailyDialog validation contexts, the default "
-            "model, every variant from one pass; shares of contexts where the real reply scores strictly higher (pass "
+            f"`python benchmarks/full_variants.py --n {args.n}"
+            + (f" --model {args.model} --suffix={args.suffix}" if args.model else "")
+            + f"`: {args.n} DailyDialog validation contexts, model `{args.model or 'the default'}`, every variant "
+            "from one pass; shares of contexts where the real reply scores strictly higher (pass "
             ">= 0.90), controls as standardized mean change (pass within +-0.5). Chosen without human ratings: the "
             f"variant whose worst declared kind is best, among those whose controls pass: **{chosen}**. The FED-set "
-            "Spearman columns are read afterwards from `benchmarks/results/full-fed-<level>.json`.\n\n"
+            f"Spearman columns are read afterwards from `benchmarks/results/full-fed-<level>{args.suffix}.json`.\n\n"
             + "\n".join(lines) + "\n")
-    args.output.with_suffix(".md").write_text(text, encoding="utf-8")
-    args.output.with_suffix(".json").write_text(json.dumps({
-        "n": args.n, "split": "validation", "chosen": chosen,
+    output.with_suffix(".md").write_text(text, encoding="utf-8")
+    output.with_suffix(".json").write_text(json.dumps({
+        "n": args.n, "split": "validation", "model": args.model, "chosen": chosen,
         "checks": {v: {k: [asdict(x) for x in xs] for k, xs in c.items()} for v, c in found.items()},
-        "human": {v: human(v) for v in found}}, indent=1) + "\n", encoding="utf-8")
+        "human": {v: human(v, args.suffix) for v in found}}, indent=1) + "\n", encoding="utf-8")
     print(text)
 
 

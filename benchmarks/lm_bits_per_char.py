@@ -1,0 +1,85 @@
+"""Which base language model reads dialogue best, without a human rating (issue 33, item 3).
+
+The criterion: bits per character on DailyDialog *validation* conversations written as FED and
+FULL's ``dialogue`` variants read them (:func:`dialeval.core.lm.conversation_text`,
+``eos t1 eos t2 ...``). Models with different tokenizers are compared per character, not per token:
+
+    bits/char = sum over the text's tokens after the first of -log2 P(token | earlier tokens)
+                / number of characters of the turns (each turn plus one separating space)
+
+The ``eos`` separators are predicted (ending a turn is part of the job) but their characters are not
+counted, since the models spell ``eos`` differently (``<|im_end|>``, ``<eos>``). A conversation longer
+than ``--max-tokens`` is skipped (and counted in the row). Prints one row per model; ``--save
+FILE.json`` keeps the table, adding to the rows of other models already there (same ``--n`` only).
+
+    python benchmarks/lm_bits_per_char.py smollm2-135m-instruct dialeval/smollm2-dialogue gemma3-270m \\
+        /work/gemma3-dialogue --n 200 --save benchmarks/results/lm-bits-per-char.json
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import time
+from pathlib import Path
+
+import torch
+
+from dialeval.core.lm import conversation_text, load_causal_lm
+from dialeval.data import corpora
+
+
+@torch.no_grad()
+def bits_per_char(name: str, dialogues: list[list[str]], max_tokens: int) -> dict:
+    """One model's bits per character over ``dialogues`` (one forward per conversation)."""
+    model, tokenizer = load_causal_lm(name)
+    nats, chars, tokens, skipped = 0.0, 0, 0, 0
+    start = time.perf_counter()
+    for turns in dialogues:
+        ids = tokenizer(conversation_text(turns, tokenizer.eos_token), add_special_tokens=False,
+                        return_tensors="pt")["input_ids"]
+        if ids.shape[1] > max_tokens:
+            skipped += 1
+            continue
+        logits = model(input_ids=ids).logits[0, :-1].float()
+        nats += torch.nn.functional.cross_entropy(logits, ids[0, 1:], reduction="sum").item()
+        chars += sum(len(turn) + 1 for turn in turns) - 1
+        tokens += ids.shape[1] - 1
+    return {"model": name, "weights": getattr(model, "dialeval_weights_id", name),
+            "bits_per_char": nats / math.log(2) / chars, "tokens_per_char": tokens / chars,
+            "dialogues": len(dialogues) - skipped, "skipped": skipped,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="+", help="names, hub ids or folders (load_causal_lm)")
+    parser.add_argument("--n", type=int, default=200, help="the first N DailyDialog validation dialogues")
+    parser.add_argument("--max-tokens", type=int, default=1024)
+    parser.add_argument("--save", type=Path)
+    args = parser.parse_args(argv)
+    dialogues = corpora.dailydialog("validation")[: args.n]
+    rows = []
+    print(f"DailyDialog validation, first {len(dialogues)} dialogues, conversation_text (eos-joined)")
+    print(f"{'model':<40} {'weights':<44} {'bits/char':>9} {'tok/char':>8} {'n':>4} {'s':>6}")
+    for name in args.models:
+        row = bits_per_char(name, dialogues, args.max_tokens)
+        rows.append(row)
+        print(f"{name:<40} {row['weights']:<44} {row['bits_per_char']:>9.4f} {row['tokens_per_char']:>8.3f} "
+              f"{row['dialogues']:>4} {row['seconds']:>6}", flush=True)
+    if args.save:
+        table = {"dataset": "dailydialog-validation", "n": len(dialogues), "max_tokens": args.max_tokens, "rows": []}
+        if args.save.is_file():
+            old = json.loads(args.save.read_text())
+            if (old["n"], old["max_tokens"]) != (table["n"], table["max_tokens"]):
+                raise ValueError(f"{args.save} holds rows for n={old['n']}, max_tokens={old['max_tokens']}: "
+                                 "pass the same or another file")
+            table["rows"] = [row for row in old["rows"] if row["model"] not in args.models]
+        table["rows"] += rows
+        args.save.write_text(json.dumps(table, indent=1) + "\n")
+    return rows
+
+
+if __name__ == "__main__":
+    main()
