@@ -152,6 +152,29 @@ def test_conversation_text_is_the_authors_format():
     assert conversation_text(["Hi!", " "], eos) == f"{eos} Hi! {eos}"  # an empty generation: its eos alone
 
 
+def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
+    """benchmarks/lm_bits_per_char.py: summed next-token loss over each conversation in FED's text,
+    in bits, over the turns' characters (eos not counted); a conversation over the limit is skipped."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "lm_bits_per_char.py"
+    spec = importlib.util.spec_from_file_location("lm_bits_per_char", path)
+    bpc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bpc)
+    model, tokenizer = tiny_gpt2(tmp_path)
+    dialogues = [["hi !", "hello , how are you ?"], ["good ."], ["hi !"] * 40]
+    nats, chars = 0.0, 0
+    for turns in dialogues[:2]:
+        ids = tokenizer(conversation_text(turns, tokenizer.eos_token), return_tensors="pt")["input_ids"]
+        with torch.no_grad():
+            nats += model(input_ids=ids, labels=ids).loss.item() * (ids.shape[1] - 1)
+        chars += sum(len(t) for t in turns) + len(turns) - 1
+    row = bpc.bits_per_char(str(tmp_path), dialogues, max_tokens=100)
+    assert (row["dialogues"], row["skipped"]) == (2, 1)
+    assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / chars, rel=1e-5)
+
+
 def test_load_causal_lm_from_local_dir(tiny):
     model, _, path = tiny
     loaded, tokenizer = load_causal_lm(path)
