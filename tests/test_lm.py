@@ -88,6 +88,27 @@ def test_sequence_logprobs_equal_plain_loop(tiny):
         assert per_token_close(lp, plain_logprob(model, ids), n)
 
 
+def test_plain_path_scores_the_kept_positions_within_the_logits_budget(tiny, monkeypatch):
+    """The plain path (no shared prefix) runs the LM head on the scored positions only and batches no
+    more rows than the logits budget allows (a 262k vocabulary ran out of memory): same sums as the
+    plain loop, whatever the budget, one-token sequences included."""
+    from dialeval.core import lm
+
+    model, tokenizer, _ = tiny
+    prefix = encode(tokenizer, PREFIX_TEXT)
+    conts = [encode(tokenizer, c) for c in CONTINUATIONS]
+    expected = [plain_logprob(model, prefix + c, start=len(prefix)) for c in conts]
+    for budget in (lm.LOGITS_BUDGET, 1):  # 1: one row per batch
+        monkeypatch.setattr(lm, "LOGITS_BUDGET", budget)
+        scorer = LMScorer(model, tokenizer, batch_size=8, share_prefix=False)
+        results = scorer.continuation_logprobs(prefix, conts)
+        assert [n for _, n in results] == [len(c) for c in conts]
+        assert all(per_token_close(lp, e, len(c)) for (lp, _), e, c in zip(results, expected, conts))
+        assert scorer.sequence_logprobs([[tokenizer.eos_token_id]] * 2) == [(0.0, 0)] * 2
+    rows = [len(b) for b in LMScorer(model, tokenizer, batch_size=8)._batches([[1] * 10] * 5)]
+    assert rows == [1] * 5  # budget 1: a row per batch
+
+
 def test_batch_size_invariance(tiny):
     model, tokenizer, _ = tiny
     prefix = encode(tokenizer, PREFIX_TEXT)

@@ -80,6 +80,10 @@ def _cache_of(output: Any) -> Any:
 
 CPU_BATCH_TOKENS = 512  # one row per forward: fastest on this project's 2-core CPU (benchmarks/throughput.md)
 CUDA_BATCH_TOKENS = 32768  # tokens per forward on a GPU (benchmarks/results/throughput-cuda.md, an H200)
+# Most logits (rows x padded length x vocabulary) one plain-path batch may produce where the model
+# computes them all (a transformers without a boolean logits_to_keep): 2 GB in float32. FED on
+# Gemma-3 (262k vocabulary) in batches of 32 conversations of 750 tokens needed 25 GB and was killed.
+LOGITS_BUDGET = 2**29
 
 
 def default_batch_tokens(device: str | torch.device) -> int:
@@ -351,11 +355,20 @@ class LMScorer:
         return prefix, conts
 
     def _batches(self, seqs: list[list[int]], progress: bool = False) -> Any:
-        """Index batches, longest first so that a batch holds similar lengths (less padding)."""
+        """Index batches, longest first so that a batch holds similar lengths (less padding): at most
+        ``batch_size`` sequences, and few enough that their padded logits would stay within
+        :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750 tokens)."""
         order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
-        starts = range(0, len(order), self.batch_size)
-        for start in tqdm(starts, disable=not progress, desc="lm batches"):
-            yield order[start : start + self.batch_size]
+        head = getattr(self.model.get_output_embeddings(), "weight", None)
+        vocab = head.shape[0] if head is not None else self.model.config.vocab_size
+        bar = tqdm(total=len(order), disable=not progress, desc="lm batches", unit="seq")
+        start = 0
+        while start < len(order):
+            rows = max(1, min(self.batch_size, LOGITS_BUDGET // (len(seqs[order[start]]) * vocab)))
+            yield order[start : start + rows]
+            bar.update(min(rows, len(order) - start))
+            start += rows
+        bar.close()
 
     def _padded(self, rows: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
         width = max(len(r) for r in rows)
@@ -551,14 +564,20 @@ class LMScorer:
         for batch in self._batches(seqs, progress):
             ids, mask = self._padded([seqs[i] for i in batch])
             positions = torch.arange(ids.shape[1], device=self.device).expand_as(ids)
-            logits = self.model(input_ids=ids, attention_mask=mask, position_ids=positions, use_cache=False).logits
-            token_lp = _log_softmax(logits[:, :-1]).gather(-1, ids[:, 1:, None])[..., 0]
-            counted = mask[:, 1:].clone()
+            keep = torch.zeros_like(mask, dtype=torch.bool)  # positions whose next token is scored
             for row, i in enumerate(batch):
-                counted[row, : starts[i] - 1] = 0
-            sums = token_lp.masked_fill(counted == 0, 0.0).sum(dim=1).tolist()
+                keep[row, starts[i] - 1 : len(seqs[i]) - 1] = True
+            if not keep.any():  # one-token sequences: nothing to score
+                for i in batch:
+                    results[i] = (0.0, len(seqs[i]) - starts[i])
+                continue
+            logits = self._kept_logits(ids, mask, positions, keep)  # the LM head on the kept positions only
+            targets = ids[:, 1:][keep[:, :-1]]
+            token_lp = _log_softmax(logits).gather(-1, targets[:, None])[:, 0]
+            row_of = torch.arange(len(batch), device=self.device)[:, None].expand_as(keep)[keep]
+            sums = torch.zeros(len(batch), dtype=token_lp.dtype, device=self.device).index_add_(0, row_of, token_lp)
             for row, i in enumerate(batch):
-                results[i] = (sums[row], len(seqs[i]) - starts[i])
+                results[i] = (sums[row].item(), len(seqs[i]) - starts[i])
         return results  # type: ignore[return-value]
 
 
