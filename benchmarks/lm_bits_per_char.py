@@ -24,31 +24,25 @@ import math
 import time
 from pathlib import Path
 
-import torch
-
-from dialeval.core.lm import conversation_text, load_causal_lm
+from dialeval.core.lm import LMScorer, conversation_text, load_causal_lm
 from dialeval.data import corpora
 
 
-@torch.no_grad()
 def bits_per_char(name: str, dialogues: list[list[str]], max_tokens: int) -> dict:
-    """One model's bits per character over ``dialogues`` (one forward per conversation)."""
+    """One model's bits per character over ``dialogues`` (summed log-probabilities from the LM core's
+    :meth:`~dialeval.core.lm.LMScorer.sequence_logprobs`, batched)."""
     model, tokenizer = load_causal_lm(name)
-    nats, chars, tokens, skipped = 0.0, 0, 0, 0
     start = time.perf_counter()
-    for turns in dialogues:
-        ids = tokenizer(conversation_text(turns, tokenizer.eos_token), add_special_tokens=False,
-                        return_tensors="pt")["input_ids"]
-        if ids.shape[1] > max_tokens:
-            skipped += 1
-            continue
-        logits = model(input_ids=ids).logits[0, :-1].float()
-        nats += torch.nn.functional.cross_entropy(logits, ids[0, 1:], reduction="sum").item()
-        chars += sum(len(turn) + 1 for turn in turns) - 1
-        tokens += ids.shape[1] - 1
+    encoded = [(turns, tokenizer(conversation_text(turns, tokenizer.eos_token), add_special_tokens=False)["input_ids"])
+               for turns in dialogues]
+    kept = [(turns, ids) for turns, ids in encoded if len(ids) <= max_tokens]
+    scored = LMScorer(model, tokenizer, batch_size=8).sequence_logprobs([ids for _, ids in kept])
+    nats = -sum(lp for lp, _ in scored)
+    tokens = sum(n for _, n in scored)
+    chars = sum(sum(len(turn) + 1 for turn in turns) - 1 for turns, _ in kept)
     return {"model": name, "weights": getattr(model, "dialeval_weights_id", name),
             "bits_per_char": nats / math.log(2) / chars, "tokens_per_char": tokens / chars,
-            "dialogues": len(dialogues) - skipped, "skipped": skipped,
+            "dialogues": len(kept), "skipped": len(dialogues) - len(kept),
             "seconds": round(time.perf_counter() - start, 1)}
 
 
