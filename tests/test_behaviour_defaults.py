@@ -26,7 +26,8 @@ CONTEXTS = {"fed": 10, "combined": 10}
 DEFAULT_CONTEXTS = 20
 
 # metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
-# with the echo and salad flags (score-cache format 5) and the weights in hub/
+# with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED, and combined
+# which reads it, on the Gemma-3-270M dialogue adapter)
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (17, 0), "other_reply": (15, 0),
                           "lowercase": 0.2241, "paraphrase": 0.2237}},
@@ -40,10 +41,10 @@ PINNED = {
     },
     "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
-    "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (8, 0),
-                             "other_reply": (6, 0), "lowercase": 0.3145, "paraphrase": 0.3150}},
-    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                              "other_reply": (7, 0), "lowercase": 0.0237, "paraphrase": -0.0393}},
+    "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
+                             "other_reply": (6, 0), "lowercase": 0.3155, "paraphrase": 0.3151}},
+    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (5, 0),
+                              "other_reply": (7, 0), "lowercase": 0.0372, "paraphrase": -0.0453}},
 }
 
 

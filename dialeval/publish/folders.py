@@ -131,8 +131,9 @@ def _spearman(stem: str, key: str) -> float | None:
     found = _results(stem)
     if not found:
         return None
-    if "variants" in found:  # FED: one variant per file here (e.g. mode=conditional)
-        found = next(iter(found["variants"].values()))
+    variant, _, key = key.rpartition("/")  # "conditional/overall": that variant of a file with several
+    if "variants" in found:  # FED: one variant per file (e.g. mode=conditional), or the named one
+        found = found["variants"][variant] if variant else next(iter(found["variants"].values()))
     correlations = found.get("correlations", {})
     # holistic files name the reductions: "coherence (mean)" (Eq. 1, older files: "coherence"), "... (sum)"
     entry = correlations.get(key) or correlations.get(f"{key} (mean)") or {}

@@ -4,7 +4,7 @@ A FED ``turn_overall`` of 9.35 or a GRADE score of 0.61 says little by itself. T
 suite's real replies (people answering DailyDialog test contexts, :mod:`dialeval.metaeval.behaviour`)
 give each metric a reference distribution, which is stored beside the bundled weights the metric
 loads by default: ``hub/<folder>/dialeval_percentiles.json`` (:data:`FILE`, the metric's first bundled
-folder; one entry per metric and options, so FED and FULL share ``smollm2-dialogue``'s file).
+folder; one entry per metric and options, so metrics that share a folder share its file).
 :func:`percentile` places a score among the stored scores as the mid-rank percentile
 
     100 * (worse + equal / 2) / n
