@@ -54,12 +54,12 @@ Returns:
     more, higher = better. dialeval.registry.describe("fed", name) gives each one's meaning.
 Examples:
     >>> fed = evaluate.load("dialeval/fed")
-    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/smollm2-dialogue",
+    >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/gemma3-dialogue",
     ...                       qualities=["interesting", "fluent"])
     >>> round(results["turn_interesting"], 2), round(results["turn_fluent"], 2)
-    (1.05, 2.51)
+    (3.78, 4.41)
     >>> results["signature"]
-    'metric:fed|model:dialeval/smollm2-dialogue@...|mode:conditional|level:turn|version:...'
+    'metric:fed|model:dialeval/gemma3-dialogue@...|mode:conditional|level:turn|version:...'
 """
 
 
