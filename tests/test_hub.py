@@ -277,6 +277,24 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
     assert any("reproduced" in line for line in lines)
 
 
+def test_fed_card_reports_the_default_mode_of_its_all_variant_results():
+    """The FED adapter's card names the variant it reads from a file holding all three, not the
+    first one in the file (``paper``)."""
+    import json as json_module
+
+    from dialeval.publish import folders
+
+    folder = hub.HUB_ROOT / "gemma3-dialogue"
+    card = folders.cards()["gemma3-dialogue"]
+    found = {m.dataset: m.value for m in folders.card_measured(folder, card) if m.metric == "spearman"}
+    for dataset in ("fed-turn", "fed-dialog"):
+        results = json_module.loads((folders.RESULTS / f"{dataset}-gemma3-dialogue.json").read_text())
+        variants = results["variants"]
+        assert next(iter(variants)) == "paper"
+        assert found[dataset] == variants["conditional"]["correlations"]["overall"]["spearman"]
+        assert found[dataset] != variants["paper"]["correlations"]["overall"]["spearman"]
+
+
 def test_bundled_for_metric_names_the_modules_that_use_each_folder():
     """The score cache keys a metric by the folders of registry.bundled_for_metric(): they must be the
     folders whose evaluate sample runs that metric's module, and every bundled folder is used."""

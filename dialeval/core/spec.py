@@ -153,7 +153,8 @@ class CardSpec:
     tags: tuple[str, ...] = ()
     pipeline_tag: str | None = None
     usage: str = ""  # the card's Python example
-    # (dataset, score key, adapter results file, full fine-tune results file) from benchmarks/results
+    # (dataset, score key, adapter results file, full fine-tune results file) from benchmarks/results;
+    # "variant/key" (e.g. "conditional/overall") reads that variant of a file that holds several
     benchmarks: tuple[tuple[str, str, str, str], ...] = ()
     # the full fine-tune it replaces, as reported in training/README.md and in the benchmark files of
     # commit dialeval.publish.FULL_COMMIT (later runs of the same plain names score the bundled adapters)
