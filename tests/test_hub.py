@@ -280,15 +280,13 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
 def test_fed_card_reports_the_default_mode_of_its_all_variant_results():
     """The FED adapter's card names the variant it reads from a file holding all three, not the
     first one in the file (``paper``)."""
-    import json as json_module
-
     from dialeval.publish import folders
 
     folder = hub.HUB_ROOT / "gemma3-dialogue"
     card = folders.cards()["gemma3-dialogue"]
     found = {m.dataset: m.value for m in folders.card_measured(folder, card) if m.metric == "spearman"}
     for dataset in ("fed-turn", "fed-dialog"):
-        results = json_module.loads((folders.RESULTS / f"{dataset}-gemma3-dialogue.json").read_text())
+        results = json.loads((folders.RESULTS / f"{dataset}-gemma3-dialogue.json").read_text())
         variants = results["variants"]
         assert next(iter(variants)) == "paper"
         assert found[dataset] == variants["conditional"]["correlations"]["overall"]["spearman"]

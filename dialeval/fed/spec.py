@@ -7,10 +7,10 @@ from dialeval.core.spec import (
     EvaluateSample, Job, MetricSpec, PaperCell, dialog_level_on, fallback_note,
 )
 from dialeval.fed import scales
-from dialeval.fed.runner import default_dialogue_model, run_fed
+from dialeval.fed.runner import FED_LOCAL_MODEL, default_dialogue_model, run_fed
 
 LEVELS = ("turn", "dialog")
-STAND_IN = "dialeval/gemma3-dialogue"
+STAND_IN = f"dialeval/{FED_LOCAL_MODEL}"  # the bundled adapter
 PAPER_MODEL = "microsoft/DialoGPT-large"  # = dialeval.fed.scorer.DEFAULT_MODEL (importing it would load torch)
 BUILD = ("python training/finetune_lm.py --preset dialogue --base gemma3-270m --lr 4e-4 --warmup 10 --max-steps 150 "
          "--minutes 55 --save-every 10 --threads 1 --output hub/gemma3-dialogue")
@@ -40,9 +40,9 @@ SPEC = MetricSpec(
     summary="18 dialogue qualities from the likelihood of follow-up utterances (Mehri & Eskenazi 2020)",
     runner=run_fed,
     scales=scales.scales,
-    bundled=("gemma3-dialogue",),
+    bundled=(FED_LOCAL_MODEL,),
     default_models=lambda: {"model": default_dialogue_model()},
-    build_hints={STAND_IN: BUILD, "gemma3-dialogue": BUILD, "microsoft/DialoGPT-large": BUILD},
+    build_hints={STAND_IN: BUILD, FED_LOCAL_MODEL: BUILD, "microsoft/DialoGPT-large": BUILD},
     hub_alternatives={"microsoft/DialoGPT-large": STAND_IN, "microsoft/DialoGPT-medium": STAND_IN},
     judgment_sets={f"fed-{level}": _judgments(level) for level in LEVELS},
     published=published,
@@ -58,7 +58,7 @@ SPEC = MetricSpec(
     example_jobs=({"mode": "conditional"},),
     headline=("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
     example_note=fallback_note(PAPER_MODEL, STAND_IN),  # DialoGPT-large unreachable: the bundled adapter
-    cards={"gemma3-dialogue": CardSpec(
+    cards={FED_LOCAL_MODEL: CardSpec(
         title="Gemma-3-270M, LoRA-tuned on whole DailyDialog + chit-chat conversations",
         summary=(
             "The dialogue model of dialeval's FED when DialoGPT-large cannot be had (the dialogue "
@@ -79,7 +79,7 @@ SPEC = MetricSpec(
                     ("fed-dialog", "conditional/overall", "fed-dialog-gemma3-dialogue", "")),
         license="gemma",
     )},
-    samples={"gemma3-dialogue": (EvaluateSample(
+    samples={FED_LOCAL_MODEL: (EvaluateSample(
         "fed", None, {"conversations": [[q, r] for q, r in SAMPLE_PAIRS], "level": "turn", "mode": "paper"},
         "model", "turn_overall_scores"),)},
     demo=(DemoChoice("fed (18 qualities from follow-up likelihoods)", {"level": "both"},
