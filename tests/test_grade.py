@@ -365,6 +365,30 @@ def test_degenerate_examples_echo_a_context_turn_and_salad_a_sample():
             assert len(salad.split()) == len([w for w in positive.split() if w.isalnum()])
 
 
+def test_reply_shaped_salads_keep_the_true_responses_punctuation():
+    """``--salad-form reply``: each word of the true response replaced by a context word, its
+    punctuation tokens kept in place; the words form is drawn as before (same seed, same salads)."""
+    import random
+
+    from dialeval.core.degenerate import shaped_salad
+    from dialeval.grade.training.examples import degenerate_examples
+
+    context = ["where did the break-in happen ?", "call 911 now"]
+    salad = shaped_salad(context, "It happened at my house .", random.Random(0))
+    tokens = salad.split()
+    assert len(tokens) == 6 and tokens[-1] == "."
+    assert set(tokens[:-1]) <= {"where", "did", "the", "break-in", "happen", "call", "911", "now"}
+    assert shaped_salad(["?"], "Thank you .", random.Random(0)) == "Thank you ."  # no context word
+
+    examples = {"contexts": [["hello there", "hi , how are you ?"], ["good morning !"]],
+                "positive": ["fine , thanks .", "morning ."]}
+    shaped = degenerate_examples(examples, 2, "0-train", "reply")
+    assert [s.split()[1] for s in shaped["salad"][:1]] == [","] and shaped["salad"][1].endswith(" .")
+    assert shaped["echo"] == degenerate_examples(examples, 2, "0-train")["echo"]
+    with pytest.raises(ValueError, match="salad_form"):
+        degenerate_examples(examples, 2, "0-train", "letters")
+
+
 def test_degenerate_negatives_train_against_echoes_and_salads(tmp_path):
     """A tiny frozen-encoder run with ``--negatives degenerate``: the salads and missing echoes are
     embedded once under ``--work``; held-out accuracy reports both kinds, and the untrained cosine's

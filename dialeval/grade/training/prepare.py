@@ -136,9 +136,11 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
         extended = any(k in KINDS[m] for m in needed for k in DEGENERATE_KINDS)
         if extended:  # echoes and salads (dialeval's extension), their embeddings and graphs cached apart
             salads = args.salads if name == "train" else len(examples["contexts"])
-            examples = {**examples, **degenerate_examples(examples, salads, f"{args.data_seed}-{name}")}
+            # validation keeps the suite's salad, so its held-out salad accuracy measures what the suite does
+            form = args.salad_form if name == "train" else "words"
+            examples = {**examples, **degenerate_examples(examples, salads, f"{args.data_seed}-{name}", form)}
             kinds = (*kinds, *DEGENERATE_KINDS)
-            extension_tag = f"{name}-{n}-s{args.data_seed}-degenerate-{salads}"
+            extension_tag = f"{name}-{n}-s{args.data_seed}-degenerate-{salads}" + ("" if form == "words" else f"-{form}")
         if config.encoder_lora or args.prepare_graphs:  # the encoder trains: pairs are encoded at every step
             ctx_emb = resp_emb = rows = None
         else:

@@ -16,7 +16,7 @@ from dialeval.core.training import run_steps
 from dialeval.grade.encoder import PairEncoder, dual_features
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir, ranking_loss, weights_file
 from dialeval.grade.training.accuracy import heldout_accuracy
-from dialeval.grade.training.examples import KINDS
+from dialeval.grade.training.examples import DEGENERATE_KINDS, KINDS
 from dialeval.grade.training.split import Split
 
 
@@ -117,12 +117,13 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
         idx = torch.tensor(order[: args.batch_size])
         order = order[args.batch_size:]
         scores = model.scores(train, ("positive", *kinds), idx)
-        terms = []
+        terms, weights = [], []
         for kind in kinds:  # a kind missing for some contexts (salads) is averaged over the others
             keep = train.present(kind, idx)
             if keep.any():
                 terms.append(ranking_loss(scores["positive"][keep], scores[kind][keep]))
-        return sum(terms) / len(terms)
+                weights.append(args.extension_weight if kind in DEGENERATE_KINDS else 1.0)
+        return sum(w * term for w, term in zip(weights, terms)) / sum(weights)
 
     def save() -> None:
         sub.setdefault("heldout_curve", []).append([sub["step"], round(heldout_accuracy(model, val)["mean"], 4)])
