@@ -10,10 +10,21 @@ FULL's ``dialogue`` variants read them (:func:`dialeval.core.lm.conversation_tex
 The ``eos`` separators are predicted (ending a turn is part of the job) but their characters are not
 counted, since the models spell ``eos`` differently (``<|im_end|>``, ``<eos>``). A conversation longer
 than ``--max-tokens`` is skipped (and counted in the row). Prints one row per model; ``--save
-FILE.json`` keeps the table, adding to the rows of other models already there (same ``--n`` only).
+FILE.json`` keeps the table, adding to the rows of other models already there (same text and ``--n``
+only).
+
+``--text pairs`` is holistic coherence's criterion instead: the response given its query, as the
+``dailydialog`` preset trains and :mod:`dialeval.holistic.scorer` reads them, over the ``--n``
+DailyDialog validation pairs its cutoffs are calibrated on
+(:func:`dialeval.holistic.calibration.validation_pairs`):
+
+    bits/char = sum over pairs of -log2 P(" " + r + eos | eos + q) / sum over pairs of (len(r) + 1)
 
     python benchmarks/lm_bits_per_char.py smollm2-135m-instruct dialeval/smollm2-dialogue gemma3-270m \\
         /work/gemma3-dialogue --n 200 --save benchmarks/results/lm-bits-per-char.json
+    python benchmarks/lm_bits_per_char.py dialeval/smollm2-dailydialog smollm2-135m-instruct dialeval/smollm2-dialogue \\
+        gemma3-270m /work/gemma3-dailydialog dialeval/gemma3-dialogue \\
+        --text pairs --n 1000 --save benchmarks/results/lm-bits-per-char-pairs.json
 """
 
 from __future__ import annotations
@@ -26,6 +37,7 @@ from pathlib import Path
 
 from dialeval.core.lm import LMScorer, conversation_text, load_causal_lm
 from dialeval.data import corpora
+from dialeval.holistic.calibration import validation_pairs
 
 
 def bits_per_char(name: str, dialogues: list[list[str]], max_tokens: int) -> dict:
@@ -46,29 +58,58 @@ def bits_per_char(name: str, dialogues: list[list[str]], max_tokens: int) -> dic
             "seconds": round(time.perf_counter() - start, 1)}
 
 
+def pair_bits_per_char(name: str, pairs: list[tuple[str, str]]) -> dict:
+    """One model's bits per character of the responses given their queries (``--text pairs``), from
+    the LM core's :meth:`~dialeval.core.lm.LMScorer.pair_logprobs`."""
+    model, tokenizer = load_causal_lm(name)
+    start = time.perf_counter()
+    eos = tokenizer.eos_token
+
+    def ids(text: str) -> list[int]:
+        return tokenizer(text, add_special_tokens=False)["input_ids"]
+
+    scored = LMScorer(model, tokenizer, batch_size=8).pair_logprobs(
+        [ids(eos + q) for q, _ in pairs], [ids(f" {r}{eos}") for _, r in pairs])
+    nats = -sum(lp for lp, _ in scored)
+    chars = sum(len(r) + 1 for _, r in pairs)
+    return {"model": name, "weights": getattr(model, "dialeval_weights_id", name),
+            "bits_per_char": nats / math.log(2) / chars, "tokens_per_char": sum(n for _, n in scored) / chars,
+            "dialogues": len(pairs), "skipped": 0, "seconds": round(time.perf_counter() - start, 1)}
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("models", nargs="+", help="names, hub ids or folders (load_causal_lm)")
-    parser.add_argument("--n", type=int, default=200, help="the first N DailyDialog validation dialogues")
+    parser.add_argument("--text", choices=("conversations", "pairs"), default="conversations",
+                        help="conversations: FED/FULL's eos-joined dialogues; pairs: holistic's response given its query")
+    parser.add_argument("--n", type=int, default=200,
+                        help="the first N DailyDialog validation dialogues (--text pairs: N calibration pairs)")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--save", type=Path)
     args = parser.parse_args(argv)
-    dialogues = corpora.dailydialog("validation")[: args.n]
+    if args.text == "pairs":
+        texts = validation_pairs(args.n)
+        print(f"DailyDialog validation, {len(texts)} calibration pairs, response given eos + query")
+    else:
+        texts = corpora.dailydialog("validation")[: args.n]
+        print(f"DailyDialog validation, first {len(texts)} dialogues, conversation_text (eos-joined)")
     rows = []
-    print(f"DailyDialog validation, first {len(dialogues)} dialogues, conversation_text (eos-joined)")
     print(f"{'model':<40} {'weights':<44} {'bits/char':>9} {'tok/char':>8} {'n':>4} {'s':>6}")
     for name in args.models:
-        row = bits_per_char(name, dialogues, args.max_tokens)
+        row = (pair_bits_per_char(name, texts) if args.text == "pairs"
+               else bits_per_char(name, texts, args.max_tokens))
         rows.append(row)
         print(f"{name:<40} {row['weights']:<44} {row['bits_per_char']:>9.4f} {row['tokens_per_char']:>8.3f} "
               f"{row['dialogues']:>4} {row['seconds']:>6}", flush=True)
     if args.save:
-        table = {"dataset": "dailydialog-validation", "n": len(dialogues), "max_tokens": args.max_tokens, "rows": []}
+        table = {"dataset": "dailydialog-validation", "text": args.text, "n": len(texts),
+                 "max_tokens": args.max_tokens, "rows": []}
         if args.save.is_file():
             old = json.loads(args.save.read_text())
-            if (old["n"], old["max_tokens"]) != (table["n"], table["max_tokens"]):
-                raise ValueError(f"{args.save} holds rows for n={old['n']}, max_tokens={old['max_tokens']}: "
-                                 "pass the same or another file")
+            settings = (old.get("text", "conversations"), old["n"], old["max_tokens"])
+            if settings != (table["text"], table["n"], table["max_tokens"]):
+                raise ValueError(f"{args.save} holds rows for text={settings[0]}, n={settings[1]}, "
+                                 f"max_tokens={settings[2]}: pass the same or another file")
             table["rows"] = [row for row in old["rows"] if row["model"] not in args.models]
         table["rows"] += rows
         args.save.write_text(json.dumps(table, indent=1) + "\n")

@@ -196,6 +196,31 @@ def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
     assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / chars, rel=1e-5)
 
 
+def test_pair_bits_per_char_is_the_response_given_its_query_by_hand(tmp_path):
+    """``--text pairs`` (holistic's criterion): -log2 P(" " + r + eos | eos + q) summed, over the
+    responses' characters plus one space each; the query's own tokens are not scored."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "lm_bits_per_char.py"
+    spec = importlib.util.spec_from_file_location("lm_bits_per_char", path)
+    bpc = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bpc)
+    model, tokenizer = tiny_gpt2(tmp_path)
+    eos = tokenizer.eos_token
+    pairs = [("hi !", "hello , how are you ?"), ("how are you ?", "good .")]
+    nats = 0.0
+    for q, r in pairs:
+        prefix = tokenizer(eos + q, add_special_tokens=False)["input_ids"]
+        ids = torch.tensor([prefix + tokenizer(f" {r}{eos}", add_special_tokens=False)["input_ids"]])
+        with torch.no_grad():
+            logprobs = torch.log_softmax(model(input_ids=ids).logits[0, :-1], -1)
+        nats -= logprobs[torch.arange(len(prefix) - 1, ids.shape[1] - 1), ids[0, len(prefix):]].sum().item()
+    row = bpc.pair_bits_per_char(str(tmp_path), pairs)
+    assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / (len("hello , how are you ?") + len("good .") + 2),
+                                                 rel=1e-5)
+
+
 def test_load_causal_lm_from_local_dir(tiny):
     model, _, path = tiny
     loaded, tokenizer = load_causal_lm(path)
