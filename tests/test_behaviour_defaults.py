@@ -26,25 +26,25 @@ CONTEXTS = {"fed": 10, "combined": 10}
 DEFAULT_CONTEXTS = 20
 
 # metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
-# with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED, and combined
-# which reads it, on the Gemma-3-270M dialogue adapter)
+# with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED and holistic, and
+# combined which reads them, on their Gemma-3-270M adapters)
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (17, 0), "other_reply": (15, 0),
                           "lowercase": 0.2241, "paraphrase": 0.2237}},
     "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
                         "lowercase": 0.0475, "paraphrase": -0.0530}},
     "holistic": {
-        "coherence": {"echo_last": (18, 2), "echo_own": (18, 2), "salad": (18, 2), "other_reply": (14, 1),
-                      "lowercase": -1.5982, "paraphrase": -1.2058},
+        "coherence": {"echo_last": (17, 3), "echo_own": (17, 3), "salad": (17, 3), "other_reply": (14, 2),
+                      "lowercase": -1.397, "paraphrase": -1.012},
         "fluency": {"salad": (18, 2), "gibberish": (18, 2), "punctuation": (18, 2),
-                    "paraphrase": -0.3446, "continuation": -1.0880},
+                    "paraphrase": -0.3452, "continuation": -1.0319},
     },
     "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
                              "other_reply": (6, 0), "lowercase": 0.3155, "paraphrase": 0.3151}},
-    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (5, 0),
-                              "other_reply": (7, 0), "lowercase": 0.0372, "paraphrase": -0.0453}},
+    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (7, 0),
+                              "other_reply": (7, 0), "lowercase": 0.0329, "paraphrase": -0.0248}},
 }
 
 

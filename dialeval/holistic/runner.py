@@ -9,6 +9,7 @@ import warnings
 from typing import Any, Sequence
 
 from dialeval.core.results import Flags, ItemScores
+from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
 from dialeval.models import preferred_model
 
 
@@ -16,14 +17,15 @@ NLI_LOCAL_MODELS = ("dialeval/minilm-nli", "minilm-nli")  # bundled hub/minilm-n
 
 
 def default_holistic_model() -> str:
-    """Holistic coherence/fluency LM: the bundled DailyDialog fine-tune ``dialeval/smollm2-dailydialog``
-    (Pang et al. fine-tune GPT-2 on DailyDialog; the stand-in carries its stored cutoffs), else the
-    un-tuned SmolLM2-135M-Instruct (its cutoffs are in ``dialeval/holistic/cutoffs.json``, written
-    by ``python -m dialeval.holistic.calibration --model smollm2-135m-instruct --write``)."""
-    from dialeval.holistic.scorer import DEFAULT_LM
+    """Holistic coherence/fluency LM: the bundled DailyDialog fine-tune ``dialeval/gemma3-dailydialog``
+    over Gemma-3-270M (Pang et al. fine-tune GPT-2 on DailyDialog; the stand-in carries its stored
+    cutoffs; its base from ``dialeval install-bases gemma3``), else the un-tuned SmolLM2-135M-Instruct
+    (its cutoffs are in ``dialeval/holistic/cutoffs.json``, written by ``python -m
+    dialeval.holistic.calibration --model smollm2-135m-instruct --write``). The SmolLM2 fine-tune
+    ``dialeval/smollm2-dailydialog`` stays bundled as an option."""
     from dialeval.core.lm import LOCAL_LM
 
-    return preferred_model(DEFAULT_LM, LOCAL_LM)
+    return preferred_model(DEFAULT_LM, LOCAL_LM_NAME, LOCAL_LM)
 
 
 def default_nli_model() -> str:

