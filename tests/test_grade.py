@@ -389,6 +389,18 @@ def test_reply_shaped_salads_keep_the_true_responses_punctuation():
         degenerate_examples(examples, 2, "0-train", "letters")
 
 
+def test_extension_kinds_are_weighted_against_the_papers_kinds():
+    """``--extension-weight``: (lexical + embedding + w * salad) / (2 + w); w = 1 is the plain mean."""
+    import torch
+
+    from dialeval.grade.training.trainee import weighted_loss
+
+    terms = [("lexical", torch.tensor(1.0)), ("embedding", torch.tensor(3.0)), ("salad", torch.tensor(5.0))]
+    assert weighted_loss(terms, 0.5).item() == pytest.approx((1 + 3 + 2.5) / 2.5)
+    assert weighted_loss(terms).item() == pytest.approx(3.0)
+    assert weighted_loss(terms[:2], 0.25).item() == pytest.approx(2.0)
+
+
 def test_degenerate_negatives_train_against_echoes_and_salads(tmp_path):
     """A tiny frozen-encoder run with ``--negatives degenerate``: the salads and missing echoes are
     embedded once under ``--work``; held-out accuracy reports both kinds, and the untrained cosine's

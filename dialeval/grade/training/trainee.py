@@ -89,6 +89,13 @@ def encoder_base(name: str) -> tuple[str, dict[str, str]]:
     return name, {}
 
 
+def weighted_loss(terms: Sequence[tuple[str, torch.Tensor]], extension_weight: float = 1.0) -> torch.Tensor:
+    """The weighted mean of the kinds' ranking losses: weight 1 for the paper's kinds,
+    ``extension_weight`` for :data:`DEGENERATE_KINDS` (``--extension-weight``; 1: the plain mean)."""
+    weights = [extension_weight if kind in DEGENERATE_KINDS else 1.0 for kind, _ in terms]
+    return sum(w * loss for w, (_, loss) in zip(weights, terms)) / sum(weights)
+
+
 def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train: Split, val: Split, state: dict,
                output: Path, save_all) -> GradeHead:
     key = "graph" if graph else "nograph"
@@ -117,13 +124,12 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
         idx = torch.tensor(order[: args.batch_size])
         order = order[args.batch_size:]
         scores = model.scores(train, ("positive", *kinds), idx)
-        terms, weights = [], []
+        terms = []
         for kind in kinds:  # a kind missing for some contexts (salads) is averaged over the others
             keep = train.present(kind, idx)
             if keep.any():
-                terms.append(ranking_loss(scores["positive"][keep], scores[kind][keep]))
-                weights.append(args.extension_weight if kind in DEGENERATE_KINDS else 1.0)
-        return sum(w * term for w, term in zip(weights, terms)) / sum(weights)
+                terms.append((kind, ranking_loss(scores["positive"][keep], scores[kind][keep])))
+        return weighted_loss(terms, args.extension_weight)
 
     def save() -> None:
         sub.setdefault("heldout_curve", []).append([sub["step"], round(heldout_accuracy(model, val)["mean"], 4)])
