@@ -23,7 +23,7 @@ DailyDialog validation pairs its cutoffs are calibrated on
     python benchmarks/lm_bits_per_char.py smollm2-135m-instruct dialeval/smollm2-dialogue gemma3-270m \\
         /work/gemma3-dialogue --n 200 --save benchmarks/results/lm-bits-per-char.json
     python benchmarks/lm_bits_per_char.py dialeval/smollm2-dailydialog smollm2-135m-instruct dialeval/smollm2-dialogue \\
-        gemma3-270m /work/gemma3-dailydialog dialeval/gemma3-dialogue \\
+        gemma3-270m dialeval/gemma3-dailydialog dialeval/gemma3-dialogue \\
         --text pairs --n 1000 --save benchmarks/results/lm-bits-per-char-pairs.json
 """
 
