@@ -341,3 +341,7 @@ def test_the_suite_prefers_the_candidate_with_the_best_worst_kind_among_those_wh
     assert checks.best_by_worst_kind(candidates) == "a"
     with pytest.raises(ValueError, match="no candidate"):
         checks.best_by_worst_kind({})
+    # the first candidate whose every kind passes, controls aside; none when none does
+    candidates = {"a": found([0.5, 1.0], True), "b": found([0.9, 0.95], False), "c": found([0.99, 0.99], True)}
+    assert checks.first_passing(candidates) == "b"
+    assert checks.first_passing({"a": found([0.89], True)}) is None

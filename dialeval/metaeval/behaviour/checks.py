@@ -137,3 +137,10 @@ def best_by_worst_kind(found: Mapping[Any, Mapping[str, Sequence[Any]]]) -> Any:
         raise ValueError("no candidate to choose from")
     passing = [c for c, checks in found.items() if all(ctl.passed for ctl in checks["controls"])] or list(found)
     return max(passing, key=lambda c: min((k.share for k in found[c]["kinds"] if k.share is not None), default=-1.0))
+
+
+def first_passing(found: Mapping[Any, Mapping[str, Sequence[Any]]]) -> Any | None:
+    """The first candidate, in ``found``'s order, whose every declared kind passes (the least
+    departure from the first candidate when they are ordered by how far they move from it, as
+    weights from 0 are); ``None`` when none does. Controls are not read: they are reported beside."""
+    return next((c for c, checks in found.items() if all(k.passed for k in checks["kinds"])), None)
