@@ -172,6 +172,23 @@ def test_a_kind_built_for_no_case_is_reported_empty(fake):
     assert "| fake: length | 2 |" in markdown([result])
 
 
+def test_options_that_leave_a_judged_score_out_judge_the_rest(monkeypatch):
+    """holistic with aspects=["coherence"] produces no fluency: the suite judges coherence alone, and
+    refuses a run that produced none of the judged scores."""
+    from dialeval.metaeval.behaviour.suite import REAL, check_scores
+
+    two = MetricSpec(name="two", summary="two scores", runner=lambda items: None,
+                     scales=lambda: {"length": Scale(0.0, None, True, False, "words"),
+                                     "chars": Scale(0.0, None, True, False, "characters")},
+                     behaviour=Behaviour({"length": ("echo_last",), "chars": ("echo_last",)}, {}, note="a test"))
+    monkeypatch.setattr(registry, "spec", lambda name: two)
+    scored = {REAL: {"length": [3.0, 2.0]}, "echo_last": {"length": [1.0, 5.0]}}
+    (result,) = check_scores("two", scored)
+    assert result.score == "length" and {c.kind: c.wins for c in result.kinds}["echo_last"] == 1
+    with pytest.raises(ValueError, match=r"none of the scores the suite judges \(length, chars\) was scored"):
+        check_scores("two", {REAL: {"other": [1.0]}})
+
+
 def test_a_metric_that_declares_nothing_is_refused_with_its_reason():
     silent = [s for s in registry.specs() if not s.behaviour.must_catch]
     for spec in silent:

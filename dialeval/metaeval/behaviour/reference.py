@@ -17,7 +17,7 @@ from typing import Any, Mapping
 
 from dialeval import registry
 from dialeval.metaeval.behaviour.cases import DEFAULT_N, DEFAULT_SPLIT, dailydialog_cases
-from dialeval.metaeval.behaviour.suite import REAL, score_replies
+from dialeval.metaeval.behaviour.suite import REAL, judged_scores, score_replies
 from dialeval.scoring.cache import items_hash
 from dialeval.scoring.chunks import check_options
 from dialeval.scoring.human_reference import store_reference
@@ -41,5 +41,6 @@ def build_reference(metric: str, n: int = DEFAULT_N, seed: int = 0, options: Map
     about = {"source": f"DailyDialog {DEFAULT_SPLIT}", "n": n, "seed": seed, "items": items_hash(items),
              "references": "the real reply" if behaviour.references else "none"}
     note = f"n = {n}, fewer than the default {DEFAULT_N}" if n < DEFAULT_N else ""
-    return store_reference(metric, options, {score: scored[REAL][score] for score in behaviour.scores}, about,
+    judged = {score: scored[REAL][score] for score in judged_scores(metric, scored[REAL])}
+    return store_reference(metric, options, judged, about,
                            " / ".join(signatures), note)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import asdict, dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Collection, Mapping, Sequence
 
 from dialeval import registry
 from dialeval.metaeval.behaviour.checks import ControlCheck, KindCheck, check_control, check_kind
@@ -120,12 +120,23 @@ def score_replies(metric: str, cases: Sequence[Case], replies: Mapping[str, Sequ
     return scored, signatures
 
 
+def judged_scores(metric: str, produced: Collection[str]) -> list[str]:
+    """The sub-scores the suite judges for ``metric`` among those ``produced`` (options such as
+    holistic's ``aspects`` may leave one out); ``ValueError`` when none is left."""
+    declared = registry.spec(metric).behaviour.scores
+    judged = [score for score in declared if score in produced]
+    if not judged:
+        raise ValueError(f"{metric}: none of the scores the suite judges ({', '.join(declared)}) was scored; "
+                         f"scored: {sorted(produced)} (check the options)")
+    return judged
+
+
 def check_scores(metric: str, scored: Mapping[str, Mapping[str, Sequence[float | None]]], seed: int = 0) -> list[ScoreResult]:
-    """Every judged sub-score of ``metric`` checked: all kinds and controls that were scored, those
-    the metric declares marked (and judged)."""
+    """Every judged sub-score of ``metric`` that was scored (:func:`judged_scores`) checked: all kinds
+    and controls that were scored, those the metric declares marked (and judged)."""
     behaviour = registry.spec(metric).behaviour
     results = []
-    for score in behaviour.scores:
+    for score in judged_scores(metric, scored[REAL]):
         higher = registry.describe(metric, score).higher_is_better is not False
         real = [float("nan") if v is None else v for v in scored[REAL][score]]
         unbuilt = [None] * len(real)  # a reply set with no reply built was not scored
@@ -160,5 +171,5 @@ def run(metric: str, cases: Sequence[Case], source: str, seed: int = 0, options:
     return MetricResult(metric, merged, " / ".join(signatures), source, len(cases), seed, behaviour.note,
                         tuple(check_scores(metric, scored, seed)),
                         {score: [None if v is None else _number(v) for v in scored[REAL][score]]
-                         for score in behaviour.scores},
+                         for score in judged_scores(metric, scored[REAL])},
                         round(time.perf_counter() - began, 1))
