@@ -11,6 +11,7 @@ from dialeval.holistic.scorer import (
     CUTOFFS_FILE, ConsistencyScorer, LikelihoodScorer, diversity, ngram_entropy, normalise,
     percentile_cutoff, same_speaker_turns,
 )
+from dialeval.models.shipped import CHECKOUT_ROOT
 from tiny_lm import tiny_gpt2
 
 
@@ -123,6 +124,95 @@ def test_score_result_cutoffs_and_signature(tiny):
         (path / CUTOFFS_FILE).unlink()
 
 
+def test_weighted_pmi_by_hand():
+    """p_raw = c_raw - lam * f_raw (each summed, or a mean over its own tokens); the logistic maps the
+    quartiles to 0.25 and 0.75 and their midpoint to 0.5, keeping the order."""
+    from dialeval.holistic.scorer import check_pmi_weight, logistic, pmi_anchors, pmi_raw
+
+    coherence, fluency = [(-10.0, 5), (-6.0, 3)], [(-20.0, 4), (-4.0, 4)]
+    assert pmi_raw(coherence, fluency, 0.5, "sum") == pytest.approx([0.0, -4.0])  # -10 + 10, -6 + 2
+    assert pmi_raw(coherence, fluency, 1.0, "mean") == pytest.approx([3.0, -1.0])  # -2 + 5, -2 + 1
+    assert logistic([-3.0, 1.0, -1.0, math.nan], (-3.0, 1.0))[:3] == pytest.approx([0.25, 0.75, 0.5])
+    assert math.isnan(logistic([math.nan], (-3.0, 1.0))[0])
+    assert logistic([-1e9, 1e9], (-3.0, 1.0)) == pytest.approx([0.0, 1.0])  # no overflow
+    # quartiles of 0, -1, ..., -4 (c = -i, f = 0): -3 and -1
+    assert pmi_anchors([(-float(i), 1) for i in range(5)], [(0.0, 1)] * 5, 0.7, "sum") == pytest.approx((-3.0, -1.0))
+    with pytest.raises(ValueError, match="quartiles are equal"):
+        pmi_anchors([(-1.0, 1)] * 4, [(0.0, 1)] * 4, 1.0, "sum")
+    assert check_pmi_weight("coherence", None) is None and check_pmi_weight("coherence", 0) is None
+    assert check_pmi_weight("coherence", 1) == 1.0
+    for bad in (1.5, -0.1, "1", True):
+        with pytest.raises(ValueError, match="pmi_weight"):
+            check_pmi_weight("coherence", bad)
+    with pytest.raises(ValueError, match="coherence only"):
+        check_pmi_weight("fluency", 0.5)
+
+
+def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
+    """pmi_weight: the summed log-probability given the query minus lam times the sum alone, each
+    from a plain forward pass; the scores are the logistic through the set's (or the stored
+    calibration's) quartiles; an echo of the query is flagged and gets the worst values."""
+    from dialeval.holistic import scorer as holistic
+    from dialeval.holistic.scales import LOGPROB_FLOOR
+
+    path, model, tokenizer = tiny
+    eos = [tokenizer.eos_token_id]
+    scorer = LikelihoodScorer(str(path), batch_size=2)
+    given = [sum(plain_token_logprobs(model, eos + tokenizer.encode(q), tokenizer.encode(" " + r)))
+             for q, r in zip(QUERIES, RESPONSES)]
+    alone = [sum(plain_token_logprobs(model, eos, tokenizer.encode(r))) for r in RESPONSES]
+    by_hand = [c - 0.4 * f for c, f in zip(given, alone)]
+    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0.4)
+    assert result["coherence_pmi_scores"] == pytest.approx(by_hand, abs=1e-4)
+    assert result["coherence_raw_scores"] == pytest.approx(given, abs=1e-4)
+    anchors = (np.percentile(by_hand, 25), np.percentile(by_hand, 75))
+    assert result["coherence_anchors"] == pytest.approx(anchors, abs=1e-4)
+    assert result["coherence_scores"] == pytest.approx(holistic.logistic(by_hand, anchors), abs=1e-5)
+    assert "|reduction:sum|pmi:0.4|cutoff:q25-q75-of-set|" in result["signature"]
+    pair = scorer.score("coherence", RESPONSES, QUERIES, cutoff=(-30.0, -10.0), pmi_weight=0.4)
+    assert pair["coherence_scores"] == pytest.approx(holistic.logistic(by_hand, (-30.0, -10.0)), abs=1e-5)
+    assert "|cutoff:-30..-10|" in pair["signature"]
+    plain = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0)  # 0: the paper's coherence
+    assert "coherence_pmi_scores" not in plain and "pmi:" not in plain["signature"]
+    echo = scorer.score("coherence", [QUERIES[0], RESPONSES[1]], [QUERIES[0], QUERIES[1]], cutoff=(-30.0, -10.0),
+                        pmi_weight=1.0)
+    assert echo["flags"][0] == ["echo"] and echo["coherence_scores"][0] == 0.0
+    assert echo["coherence_pmi_scores"][0] == LOGPROB_FLOOR and echo["coherence_scores"][1] > 0.0
+    with pytest.raises(ValueError, match="no stored calibration log-probabilities .*--logprobs --write"):
+        scorer.score("coherence", RESPONSES, QUERIES, pmi_weight=0.4)  # the default cutoff: the stored calibration
+    with pytest.raises(ValueError, match="quartiles are equal .* use cutoff='model'"):
+        scorer.score("coherence", RESPONSES[:1], QUERIES[:1], cutoff="set", pmi_weight=0.4)  # one response: no scale
+    for bad in (-5.0, (1.0, -1.0), "mean"):
+        with pytest.raises(ValueError, match="with pmi_weight, cutoff must be"):
+            scorer.score("coherence", RESPONSES, QUERIES, cutoff=bad, pmi_weight=0.4)
+    with pytest.raises(ValueError, match="coherence only"):
+        scorer.score("fluency", RESPONSES, pmi_weight=0.4)
+    table = tmp_path / "calibration_logprobs.json"
+    calibration = {"coherence": [[-float(i), 2] for i in range(9)], "fluency": [[-1.0, 2]] * 9}
+    table.write_text(json.dumps({str(path): {"weights": scorer.model_name, "logprobs": calibration},
+                                 "other": {"weights": "x", "logprobs": {}}}))
+    monkeypatch.setattr(holistic, "CALIBRATION_LOGPROBS_FILE", table)
+    stored = LikelihoodScorer(str(path)).score("coherence", RESPONSES, QUERIES, pmi_weight=0.5)
+    assert stored["coherence_anchors"] == pytest.approx([-5.5, -1.5])  # -i + 0.5 over i = 0..8: quartiles -6 + .5, -2 + .5
+    assert "|cutoff:stored-q25-q75|" in stored["signature"]
+    assert holistic.stored_logprobs(str(path), "other-weights") is None
+
+
+def test_weighted_pmi_through_the_runner_takes_the_whole_inputs_quartiles(tiny):
+    """A chunk scored with cutoff="set" and its whole input as population gets the input's quartiles."""
+    from dialeval.holistic.runner import run_holistic
+
+    path, _, _ = tiny
+    items = [{"context": [q], "response": r} for q, r in zip(QUERIES, RESPONSES)]
+    whole, _ = run_holistic(items, aspects=["coherence"], model=str(path), cutoff="set", pmi_weight=0.4)
+    chunk, signature = run_holistic(items[:1], aspects=["coherence"], model=str(path), cutoff="set", pmi_weight=0.4,
+                                    population=items)
+    assert chunk["coherence"] == pytest.approx(whole["coherence"][:1], abs=1e-6)
+    assert "|pmi:0.4|cutoff:q25-q75-of-input|" in signature
+    with pytest.raises(ValueError, match="pmi_weight must be <= 1"):
+        run_holistic(items, aspects=["coherence"], model=str(path), pmi_weight=2)
+
+
 def test_known_cutoffs_table(tmp_path, monkeypatch):
     """Models that cannot carry a file (the GGUF-built local SmolLM2) have their cutoffs in dialeval's table."""
     from dialeval.holistic import scorer as holistic
@@ -134,6 +224,17 @@ def test_known_cutoffs_table(tmp_path, monkeypatch):
     assert holistic.stored_cutoffs("smollm2-135m-instruct") == {"coherence": -4.5, "fluency_sum": -40.0}
     assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@abc")["coherence"] == -4.5
     assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@def") == {}  # other weights
+    # an entry that also records the tensors' hash holds for other files with those tensors (a GGUF
+    # built on another install), and the hash is computed only when the files' hash differs
+    table.write_text(json.dumps({"smollm2-135m-instruct": {"cutoffs": {"coherence": -4.5}, "tensors": "t1",
+                                                           "weights": "smollm2-135m-instruct@abc"}}))
+    asked = []
+    assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@abc",
+                                  lambda: asked.append(1) or "t1") == {"coherence": -4.5} and not asked
+    assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@def", lambda: "t1") == {"coherence": -4.5}
+    assert holistic.known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@def", lambda: "t2") == {}
+    table.write_text(json.dumps({"smollm2-135m-instruct": {"cutoffs": {"coherence": -4.5, "fluency_sum": -40.0},
+                                                           "weights": "smollm2-135m-instruct@abc"}}))
     assert holistic.stored_cutoffs("some-other-model") == {}
     folder = tmp_path / "smollm2-135m-instruct"
     folder.mkdir()
@@ -150,12 +251,41 @@ def test_shipped_cutoffs_table():
     from dialeval.holistic.scorer import known_cutoffs
 
     untuned = known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@a0d0efd9a644")
+    # the tensors it was calibrated on: the base the bundled SmolLM2 adapter checks before loading
+    base = json.loads((CHECKOUT_ROOT / "hub" / "smollm2-dailydialog" / "dialeval_base.json").read_text())
+    assert known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@000000000000",
+                         lambda: base["tensor_hash"]) == untuned
     assert untuned == pytest.approx({"coherence": -5.7928, "coherence_sum": -123.578,
                                      "fluency": -9.4906, "fluency_sum": -151.028}, abs=1e-3)
     tuned = known_cutoffs("dialeval/smollm2-dailydialog", "dialeval/smollm2-dailydialog@90b38745a64d")
     assert tuned == pytest.approx({"coherence": -4.55607, "coherence_sum": -103.562,
                                    "fluency": -5.88270, "fluency_sum": -117.005}, abs=1e-3)
     assert known_cutoffs("dialeval/smollm2-dailydialog", "dialeval/smollm2-dailydialog@000000000000") == {}
+
+
+def test_shipped_calibration_logprobs_are_the_bundled_defaults_and_reproduce_its_cutoffs():
+    """dialeval/holistic/calibration_logprobs.json (python -m dialeval.holistic.calibration --logprobs
+    --write): recorded for the bundled default's weights, over the same 1,000 pairs as the cutoffs
+    stored beside those weights, which its 5th percentiles reproduce (sums kept to 4 decimals);
+    weighted PMI's quartiles at lam = 0.95 pinned."""
+    from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
+    from dialeval.holistic.scorer import (
+        CALIBRATION_LOGPROBS_FILE, REDUCTIONS, cutoff_key, pmi_anchors, read_cutoffs, reduce_logprobs,
+    )
+    from dialeval.models.hub import weights_id
+
+    folder = CHECKOUT_ROOT / "hub" / LOCAL_LM_NAME
+    entry = json.loads(CALIBRATION_LOGPROBS_FILE.read_text(encoding="utf-8"))[DEFAULT_LM]
+    assert entry["weights"] == weights_id(DEFAULT_LM, folder)  # retrained weights need a new calibration
+    cutoffs = read_cutoffs(folder)
+    for aspect in ("coherence", "fluency"):
+        pairs = entry["logprobs"][aspect]
+        assert len(pairs) == 1000
+        for reduction in REDUCTIONS:
+            assert percentile_cutoff(reduce_logprobs(pairs, reduction)) == pytest.approx(
+                cutoffs[cutoff_key(aspect, reduction)], abs=1e-3)
+    assert pmi_anchors(entry["logprobs"]["coherence"], entry["logprobs"]["fluency"], 0.95, "sum") == pytest.approx(
+        (-0.98031, 4.33509), abs=1e-3)
 
 
 def test_likelihood_bad_inputs(tiny):
@@ -335,8 +465,14 @@ def test_evaluate_module_configurations(tiny):
     b = coherence.compute(queries=[[q] for q in QUERIES], responses=RESPONSES, model=str(path), cutoff=-9.0)
     assert coherence._cached_scorer is scorer  # nothing reloaded
     assert a["coherence_raw_scores"] == pytest.approx(b["coherence_raw_scores"])
+    pmi = coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path), cutoff="set", pmi_weight=0.5)
+    assert pmi["coherence_pmi_scores"] == pytest.approx(
+        [c - 0.5 * f for c, f in zip(scorer.coherence_raw(QUERIES, RESPONSES, reduction="sum"),
+                                     scorer.fluency_raw(RESPONSES, reduction="sum"))], abs=1e-4)
     fluency = dialeval.load("holistic", "fluency")
     assert len(fluency.compute(responses=RESPONSES, model=str(path), cutoff=-100.0)["fluency_scores"]) == 3
+    with pytest.raises(ValueError, match=r"unknown option\(s\) \['pmi_weight'\]"):
+        fluency.compute(responses=RESPONSES, model=str(path), pmi_weight=0.5)
     with pytest.raises(ValueError, match="choose an aspect"):
         dialeval.load("holistic")
     assert div.compute(response_groups=[["", "a b"]])["entropy1"] == pytest.approx(math.log(2))  # "" adds no n-gram

@@ -1,4 +1,5 @@
-"""Scales (MetricSpec.scales, dialeval.registry.describe): every sub-score a runner or evaluate module produces has a true description.
+"""Scales (MetricSpec.scales, dialeval.registry.describe): every sub-score a runner (with an option
+that adds one) or evaluate module produces has a true description.
 
 The names come from real runs on two items of every registered metric's runner but those of
 ``NOT_RUN`` (a new metric runs with its defaults): multiref, GRADE and SSREM with their bundled
@@ -57,6 +58,8 @@ OPTIONS = {
     "holistic": {"cutoff": -10.0},
 }
 TINY_LM = ("fed", "holistic", "full")
+# Sub-scores that only an option produces, and the options that produce them (added to the defaults' run).
+OPTION_ONLY = {"holistic": {"aspects": ["coherence"], "cutoff": "set", "pmi_weight": 1.0}}  # coherence_pmi
 # Metrics not run here, and why.
 NOT_RUN = {"combined": "scores every other metric with its bundled weights (tests/test_combined.py)"}
 RUN = [metric for metric in registry.METRICS if metric not in NOT_RUN]
@@ -74,6 +77,9 @@ def produced(tiny_lm_dir) -> dict[str, dict[str, list[float]]]:
     out = {metric: get_runner(metric)(ITEMS, **run_options(metric, tiny_lm_dir))[0] for metric in RUN}
     for metric, extra in module_only_scores().items():
         out[metric].update(extra)
+    for metric, options in OPTION_ONLY.items():
+        extra = get_runner(metric)(ITEMS, **{**run_options(metric, tiny_lm_dir), **options})[0]
+        out[metric].update({name: values for name, values in extra.items() if name not in out[metric]})
     return out
 
 

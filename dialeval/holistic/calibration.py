@@ -9,6 +9,13 @@ first use, cannot, so its entry lives in ``dialeval/holistic/cutoffs.json``::
 
     python -m dialeval.holistic.calibration --model smollm2-135m-instruct            # prints the cutoffs
     python -m dialeval.holistic.calibration --model smollm2-135m-instruct --write     # ... into that table
+
+Weighted PMI coherence (``pmi_weight=``, :func:`dialeval.holistic.scorer.pmi_raw`) is normalised with
+the quartiles of its raw values over the same pairs, for any weight: the pairs' summed
+log-probabilities and token counts, with and without the query, are stored per model and weights in
+``dialeval/holistic/calibration_logprobs.json``::
+
+    python -m dialeval.holistic.calibration --model dialeval/gemma3-dailydialog --logprobs --write
 """
 
 from __future__ import annotations
@@ -19,7 +26,9 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from dialeval.holistic.scorer import KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs
+from dialeval.holistic.scorer import (
+    CALIBRATION_LOGPROBS_FILE, KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs,
+)
 
 N_PAIRS = 1000
 ASPECTS = ("coherence", "fluency")
@@ -46,6 +55,27 @@ def calibration_cutoffs(scorer: Any, pairs: Sequence[tuple[str, str]],
     return cutoffs
 
 
+def calibration_logprobs(scorer: Any, pairs: Sequence[tuple[str, str]]) -> dict[str, list[list[float]]]:
+    """Per aspect, ``[summed log-probability (4 decimals), token count]`` of every pair's response:
+    what :func:`dialeval.holistic.scorer.pmi_anchors` takes the quartiles of, for any weight."""
+    queries, responses = [q for q, _ in pairs], [r for _, r in pairs]
+    return {aspect: [[round(lp, 4), n] for lp, n in scorer.logprobs(aspect, responses, queries)]
+            for aspect in ASPECTS}
+
+
+def _update_table(path: Path, name: str, entry: dict[str, Any], merge: str | None = None,
+                  indent: int | None = 1) -> None:
+    """Store ``entry`` under ``name`` in the JSON table ``path``; with ``merge``, an entry for the same
+    weights keeps the ``merge`` values not recomputed; ``indent=None`` writes one compact line."""
+    table = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    previous = table.get(name, {})
+    if merge and previous.get("weights") == entry["weights"]:
+        entry[merge] = {**previous.get(merge, {}), **entry[merge]}
+    table[name] = entry
+    separators = None if indent else (",", ":")
+    path.write_text(json.dumps(table, indent=indent, sort_keys=True, separators=separators) + "\n", encoding="utf-8")
+
+
 def write_model_cutoffs(model: Any, tokenizer: Any, output: Path, n_pairs: int = N_PAIRS) -> dict[str, float]:
     """Store the 5th-percentile cutoffs of raw coherence and fluency (both reductions, mean and sum)
     on DailyDialog validation pairs beside a trained checkpoint (``training/finetune_lm.py --preset
@@ -61,28 +91,36 @@ def write_model_cutoffs(model: Any, tokenizer: Any, output: Path, n_pairs: int =
     return cutoffs
 
 
-def main(argv: Sequence[str] | None = None) -> dict[str, float]:
+def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from dialeval.holistic.scorer import LikelihoodScorer
+    from dialeval.models.hub import tensor_hash
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--model", required=True, help="the model name (the table's key)")
     parser.add_argument("--pairs", type=int, default=N_PAIRS)
     parser.add_argument("--aspects", nargs="+", choices=ASPECTS, default=list(ASPECTS))
-    parser.add_argument("--write", action="store_true", help=f"store the result in {KNOWN_CUTOFFS_FILE.name}")
+    parser.add_argument("--logprobs", action="store_true",
+                        help=f"the pairs' log-probabilities for weighted PMI ({CALIBRATION_LOGPROBS_FILE.name}) "
+                             "instead of the cutoffs")
+    parser.add_argument("--write", action="store_true", help="store the result in its table")
     args = parser.parse_args(argv)
     scorer = LikelihoodScorer(args.model, device="cpu")
     pairs = validation_pairs(args.pairs)
+    source = f"over {len(pairs)} DailyDialog validation pairs (random.Random(0))"
+    tensors = tensor_hash(scorer.scorer.model)  # matches a GGUF build whose files differ (scorer.shipped_entry)
+    if args.logprobs:
+        entry = {"logprobs": calibration_logprobs(scorer, pairs), "weights": scorer.model_name, "tensors": tensors,
+                 "source": f"summed log-probability and token count of each response {source}"}
+        print(json.dumps({k: v for k, v in entry.items() if k != "logprobs"}, indent=1))
+        if args.write:
+            _update_table(CALIBRATION_LOGPROBS_FILE, args.model, entry, indent=None)  # 2,000 pairs of numbers
+        return entry
     cutoffs = calibration_cutoffs(scorer, pairs, args.aspects)
-    entry = {"cutoffs": cutoffs, "weights": scorer.model_name,
-             "source": f"{PERCENTILE:g}th percentile over {len(pairs)} DailyDialog validation pairs (random.Random(0))"}
+    entry = {"cutoffs": cutoffs, "weights": scorer.model_name, "tensors": tensors,
+             "source": f"{PERCENTILE:g}th percentile {source}"}
     print(json.dumps(entry, indent=1))
-    if args.write:
-        table = json.loads(KNOWN_CUTOFFS_FILE.read_text(encoding="utf-8")) if KNOWN_CUTOFFS_FILE.is_file() else {}
-        previous = table.get(args.model, {})
-        if previous.get("weights") == entry["weights"]:  # same weights: keep the aspects not recomputed
-            entry["cutoffs"] = {**previous.get("cutoffs", {}), **cutoffs}
-        table[args.model] = entry
-        KNOWN_CUTOFFS_FILE.write_text(json.dumps(table, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+    if args.write:  # same weights: keep the aspects not recomputed
+        _update_table(KNOWN_CUTOFFS_FILE, args.model, entry, merge="cutoffs")
     return cutoffs
 
 

@@ -79,42 +79,52 @@ def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> di
 
 @functools.lru_cache(maxsize=4)
 def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect: str, reduction: str | None,
-                  queries: tuple[tuple[str, ...], ...], responses: tuple[str, ...]) -> float:
+                  pmi_weight: float | None, queries: tuple[tuple[str, ...], ...],
+                  responses: tuple[str, ...]) -> float | tuple[float, float]:
     """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
-    over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's)."""
-    from dialeval.holistic.scorer import likelihood_flags, percentile_cutoff
+    over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's); with
+    ``pmi_weight``, weighted PMI's quartiles ``(q25, q75)`` there instead. NaN when all are flagged."""
+    from dialeval.holistic.scorer import DEFAULT_PMI_REDUCTION, check_pmi_weight, likelihood_flags, percentile_cutoff
 
     kept = [i for i, flags in enumerate(likelihood_flags(aspect, responses, queries)) if not flags]
     if not kept:  # every response flagged: every score is the worst, there is no percentile to take
         return math.nan
     scorer = likelihood_scorer(model, batch_size, device)
-    return percentile_cutoff(scorer.raw(aspect, [responses[i] for i in kept], [queries[i] for i in kept], reduction))
+    queries, responses = [queries[i] for i in kept], [responses[i] for i in kept]
+    weight = check_pmi_weight(aspect, pmi_weight)
+    if weight is None:
+        return percentile_cutoff(scorer.raw(aspect, responses, queries, reduction))
+    pmi = scorer.pmi_values(queries, responses, weight, reduction or DEFAULT_PMI_REDUCTION)[1]
+    return scorer.resolve_anchors(pmi, "set", weight, reduction or DEFAULT_PMI_REDUCTION)[0]
 
 
 def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,
-                cutoff: Any, reduction: str | None, batch_size: int, device: str | None) -> dict[str, Any]:
+                cutoff: Any, reduction: str | None, pmi_weight: float | None, batch_size: int,
+                device: str | None) -> dict[str, Any]:
     scorer = likelihood_scorer(model, batch_size, device)
     queries = [it["context"] for it in items]
     responses = [it["response"] for it in items]
     label = None
     if cutoff == "set" and population is not None:  # the whole input's percentile, never a chunk's
         whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
-        cutoff = _input_cutoff(model, batch_size, device, aspect, reduction, *whole)
-        label = "p5-of-input"
-        if math.isnan(cutoff):  # nothing real in the whole input: the scorer's own all-flagged case
-            cutoff = "set"
-    return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label)
+        found = _input_cutoff(model, batch_size, device, aspect, reduction, pmi_weight, *whole)
+        if not (isinstance(found, float) and math.isnan(found)):  # else nothing real: the scorer's all-flagged case
+            cutoff, label = found, ("q25-q75-of-input" if isinstance(found, tuple) else "p5-of-input")
+    return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label,
+                        pmi_weight=pmi_weight if aspect == "coherence" else None)
 
 
 def run_holistic(
     items: Sequence[dict], aspects: Sequence[str] | str | None = None, model: str | None = None,
     nli: str | None = None, cutoff: float | str = "model", reduction: str | None = None,
     batch_size: int = 16, device: str | None = None, population: Sequence[dict] | None = None,
+    pmi_weight: float | None = None,
 ) -> ItemScores:
     """Holistic aspects of each item: coherence of ``response`` to ``context`` and fluency of
     ``response`` (normalised with the model's stored cutoffs by default; ``cutoff="set"`` takes the
     5th percentile of ``population``, the whole input, when given), consistency with the responder's
-    earlier turns in ``context`` (alternating), and diversity of the responses sharing the item's
+    earlier turns in ``context`` (alternating; ``pmi_weight``: coherence as weighted PMI, see
+    :mod:`dialeval.holistic.scorer`), and diversity of the responses sharing the item's
     ``group`` (or, without one, its exact context) in ``population`` (default: ``items``); NaN for an
     item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
     ``population``, so no score depends on the chunking. An item's flags are the union of those its
@@ -123,7 +133,7 @@ def run_holistic(
     ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
     with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
     """
-    from dialeval.holistic.scorer import ASPECTS, CUTOFF_MODES, REDUCTIONS
+    from dialeval.holistic.scorer import ASPECTS, CUTOFF_MODES, REDUCTIONS, check_pmi_weight
     from dialeval.models import ModelNotFoundError
     from dialeval.core.options import check_choice, check_device, check_names, check_number
 
@@ -133,6 +143,7 @@ def run_holistic(
     device = check_device(device)
     if reduction is not None:
         check_choice("reduction", reduction, REDUCTIONS)
+    check_pmi_weight("coherence", pmi_weight)
     if not (isinstance(cutoff, (int, float)) and not isinstance(cutoff, bool) and cutoff < 0):
         check_choice("cutoff (or a negative number)", cutoff, CUTOFF_MODES)
     items = list(items)
@@ -142,7 +153,8 @@ def run_holistic(
     for aspect in aspects:
         try:
             if aspect in ("coherence", "fluency"):
-                result = _likelihood(aspect, items, population, model, cutoff, reduction, batch_size, device)
+                result = _likelihood(aspect, items, population, model, cutoff, reduction, pmi_weight, batch_size,
+                                     device)
             elif aspect == "consistency":
                 scorer = consistency_scorer(nli, batch_size, device)
                 result = scorer.score([it["context"] for it in items], [it["response"] for it in items])

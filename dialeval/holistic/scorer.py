@@ -18,6 +18,18 @@
   :mod:`dialeval.holistic.calibration`), so an item's score never depends on the other items scored with it.
   ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
   item then always scores 0), a number fixes it.
+* **Weighted PMI coherence** (``pmi_weight=lam``, an option beyond the paper; issue 32): coherence
+  subtracts part of what the reply's likelihood owes to the reply itself,
+  ``p_raw = c_raw - lam * f_raw`` (both summed over the reply's tokens by default, or each a mean
+  over its own tokens with ``reduction="mean"``; ``lam = 1`` is pointwise mutual information, ``0``
+  the paper's coherence). The likelihood of a reply given the query rewards replies that are likely
+  anyway (short, generic, another dialogue's); PMI does not. ``p_raw`` has no best value, so it is
+  normalised by a logistic curve through its quartiles ``q25``, ``q75`` over the model's 1,000
+  DailyDialog validation calibration pairs (:mod:`dialeval.holistic.calibration`;
+  ``cutoff="set"``: the scored set's): ``coherence = 1 / (1 + exp(-k (p_raw - m)))``, ``m = (q25 +
+  q75) / 2``, ``k = 2 ln 3 / (q75 - q25)``, so ``q25`` maps to 0.25 and ``q75`` to 0.75, and the
+  ranking is that of ``p_raw`` (no clipping). Measured on the behavioural suite and the human sets
+  in ``benchmarks/results/behaviour-pmi.md``.
 * A degenerate response (:mod:`dialeval.core.degenerate`: ``empty``, including invisible
   characters only; ``no_words``, punctuation, emoji or markup only; ``repetitive``) is not run
   through the model: it gets coherence and fluency 0 (the worst), the raw log-probabilities their
@@ -46,11 +58,12 @@ EOS for fluency. A query given as a list of turns is joined with single spaces.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections import Counter
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
@@ -60,6 +73,7 @@ from dialeval.core.nli import DEFAULT_NLI, NLIScorer
 from dialeval.core.degenerate import apply_policy, reply_flags, response_flags, scored_indices
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
+from dialeval.models.hub import tensor_hash
 from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.scales import SCALES
 
@@ -74,6 +88,10 @@ REDUCTIONS = ("mean", "sum")
 # (0.571 vs 0.596), and a length-only baseline reaches 0.519, so coherence keeps the paper's Eq. 1.
 DEFAULT_REDUCTION = {"coherence": "mean", "fluency": "sum"}
 KNOWN_CUTOFFS_FILE = Path(__file__).resolve().parent / "cutoffs.json"
+CALIBRATION_LOGPROBS_FILE = Path(__file__).resolve().parent / "calibration_logprobs.json"
+PMI_QUARTILES = (25.0, 75.0)
+# weighted PMI was measured with summed log-probabilities (benchmarks/results/behaviour-pmi.md)
+DEFAULT_PMI_REDUCTION = "sum"
 ENTROPY_ORDERS = (1, 2, 3)
 
 
@@ -110,19 +128,31 @@ def read_cutoffs(model_dir: str | Path) -> dict[str, float]:
         raise ValueError(f"{path}: expected {{\"cutoffs\": {{name: number}}}} ({e})") from None
 
 
-def known_cutoffs(name: str, weights: str | None = None) -> dict[str, float]:
+def shipped_entry(path: Path, name: str, weights: str | None = None,
+                  tensors: Callable[[], str] | None = None) -> dict[str, Any]:
+    """The entry for model ``name`` in one of dialeval's shipped JSON tables (``{}`` if none), if it
+    was recorded for these weights: its ``weights`` id equals ``weights`` (the files' hash), or its
+    ``tensors`` equals ``tensors()`` (:func:`dialeval.models.hub.tensor_hash`, computed only then).
+    The second holds for a model built from a GGUF on first use, whose files (``config.json`` names
+    the transformers version that wrote it) differ between installs while its tensors do not."""
+    table = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
+    entry = table.get(name) or table.get(Path(name).name) or {}
+    if weights is None or entry.get("weights") in (None, weights):
+        return entry
+    return entry if entry.get("tensors") and tensors is not None and tensors() == entry["tensors"] else {}
+
+
+def known_cutoffs(name: str, weights: str | None = None, tensors: Callable[[], str] | None = None) -> dict[str, float]:
     """Cutoffs dialeval ships in ``dialeval/holistic/cutoffs.json`` (written by
     :mod:`dialeval.holistic.calibration`), keyed by model name, for a model that cannot carry its own file
     (the un-tuned local LM, built from a GGUF on first use) or whose file lacks a reduction. An entry
-    recorded for other weights (its ``weights`` id differs from ``weights``) is ignored."""
-    table = json.loads(KNOWN_CUTOFFS_FILE.read_text(encoding="utf-8")) if KNOWN_CUTOFFS_FILE.is_file() else {}
-    entry = table.get(name) or table.get(Path(name).name) or {}
-    if weights is not None and entry.get("weights") not in (None, weights):
-        return {}
+    recorded for other weights (:func:`shipped_entry`) is ignored."""
+    entry = shipped_entry(KNOWN_CUTOFFS_FILE, name, weights, tensors)
     return {k: float(v) for k, v in entry.get("cutoffs", {}).items()}
 
 
-def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None = None) -> dict[str, float]:
+def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None = None,
+                   tensors: Callable[[], str] | None = None) -> dict[str, float]:
     """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
     resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
     :func:`known_cutoffs` for the same weights."""
@@ -138,7 +168,60 @@ def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None =
     for folder in folders:
         if folder and Path(folder).is_dir() and (found := read_cutoffs(folder)):
             break
-    return {**known_cutoffs(model_name, weights), **found}
+    return {**known_cutoffs(model_name, weights, tensors), **found}
+
+
+# -- weighted PMI ------------------------------------------------------------------------------------
+
+
+def check_pmi_weight(aspect: str, pmi_weight: Any) -> float | None:
+    """``None`` (the paper's coherence) or the weight ``lam`` in (0, 1] of weighted PMI coherence;
+    0 means the paper's coherence too. ``ValueError`` for anything else, or for fluency."""
+    from dialeval.core.options import check_number
+
+    if pmi_weight is None:
+        return None
+    if aspect != "coherence":
+        raise ValueError(f"pmi_weight applies to coherence only, not {aspect}")
+    weight = float(check_number("pmi_weight", pmi_weight, minimum=0.0, maximum=1.0))
+    return weight or None
+
+
+def pmi_raw(coherence: Sequence[tuple[float, int]], fluency: Sequence[tuple[float, int]], weight: float,
+            reduction: str) -> list[float]:
+    """``c_raw - weight * f_raw`` per response, from ``(sum of log-probs, token count)`` pairs given the
+    query (``coherence``) and alone (``fluency``), each reduced with ``reduction``."""
+    return [c - weight * f for c, f in zip(reduce_logprobs(coherence, reduction), reduce_logprobs(fluency, reduction))]
+
+
+def quartiles(raw: Sequence[float]) -> tuple[float, float]:
+    """``(q25, q75)`` of raw weighted PMI values (numpy, linear interpolation); ``ValueError`` when
+    they are equal (one response, or identical ones), which leaves no scale to normalise with."""
+    low, high = (percentile_cutoff(raw, q) for q in PMI_QUARTILES)
+    if not high > low:
+        raise ValueError(f"weighted PMI's quartiles are equal ({low:g}) over {len(raw)} responses: no scale to "
+                         "normalise with; use cutoff='model' (the stored calibration) or a pair (q25, q75)")
+    return low, high
+
+
+def pmi_anchors(coherence: Sequence[tuple[float, int]], fluency: Sequence[tuple[float, int]], weight: float,
+                reduction: str) -> tuple[float, float]:
+    """The :func:`quartiles` of :func:`pmi_raw` over calibration responses."""
+    return quartiles(pmi_raw(coherence, fluency, weight, reduction))
+
+
+def logistic(raw: Sequence[float], anchors: tuple[float, float]) -> list[float]:
+    """``1 / (1 + exp(-k (s - m)))`` per raw score ``s``, ``m`` the anchors' midpoint and ``k = 2 ln 3 /
+    (high - low)``: the low anchor maps to 0.25, the high one to 0.75; NaN stays NaN."""
+    low, high = anchors
+    middle, slope = (low + high) / 2, 2 * math.log(3) / (high - low)
+    return [s if math.isnan(s) else 1 / (1 + math.exp(min(700.0, -slope * (s - middle)))) for s in raw]
+
+
+def stored_logprobs(model_name: str, weights: str, tensors: Callable[[], str] | None = None) -> dict[str, list] | None:
+    """The calibration pairs' log-probabilities stored for ``model_name`` with these weights
+    (``dialeval/holistic/calibration_logprobs.json``, :func:`shipped_entry`); ``None`` if none."""
+    return shipped_entry(CALIBRATION_LOGPROBS_FILE, model_name, weights, tensors).get("logprobs")
 
 
 # -- coherence and fluency ---------------------------------------------------------------------------
@@ -200,8 +283,10 @@ class LikelihoodScorer:
         quiet_third_party(models_next=True)
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
+        tensors = functools.cache(lambda: tensor_hash(lm))  # only for a table entry with other files' hash
         self.stored_cutoffs = stored_cutoffs(str(given), str(getattr(lm.config, "name_or_path", "") or ""),
-                                             self.model_name)
+                                             self.model_name, tensors)
+        self.calibration = stored_logprobs(str(given), self.model_name, tensors)
         self.tokenizer = tokenizer
         start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
         if start is None:
@@ -269,15 +354,44 @@ class LikelihoodScorer:
             return float(cutoff), f"{float(cutoff):g}"
         raise ValueError(f"cutoff must be 'model', 'set' or a negative number, got {cutoff!r}")
 
+    def pmi_values(self, queries: Sequence[Any], responses: Sequence[str], weight: float, reduction: str,
+                   progress: bool = False) -> tuple[list[float], list[float]]:
+        """``(c_raw, p_raw)`` per response: coherence's raw score and weighted PMI (:func:`pmi_raw`)."""
+        coherence = self.logprobs("coherence", responses, queries, progress)
+        fluency = self.logprobs("fluency", responses)
+        return reduce_logprobs(coherence, reduction), pmi_raw(coherence, fluency, weight, reduction)
+
+    def resolve_anchors(self, raw: Sequence[float], cutoff: Any, weight: float, reduction: str) -> tuple[tuple[float, float], str]:
+        """Weighted PMI's quartiles: the stored calibration pairs' (``cutoff="model"``), the scored
+        set's (``"set"``) or a given ``(q25, q75)`` pair; and how they were chosen (the signature)."""
+        if cutoff == "set":
+            return quartiles(raw), "q25-q75-of-set"
+        if cutoff == "model":
+            if self.calibration is None:
+                raise ValueError(
+                    f"{self.model_name} has no stored calibration log-probabilities for pmi_weight "
+                    f"({CALIBRATION_LOGPROBS_FILE.name}): run python -m dialeval.holistic.calibration --model "
+                    "<name> --logprobs --write, or pass cutoff='set' (the quartiles of the scored set)")
+            return pmi_anchors(self.calibration["coherence"], self.calibration["fluency"], weight, reduction), "stored-q25-q75"
+        if (isinstance(cutoff, (tuple, list)) and len(cutoff) == 2
+                and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cutoff) and cutoff[1] > cutoff[0]):
+            return (float(cutoff[0]), float(cutoff[1])), f"{cutoff[0]:g}..{cutoff[1]:g}"
+        raise ValueError(f"with pmi_weight, cutoff must be 'model', 'set' or a pair (q25, q75) with q25 < q75, "
+                         f"got {cutoff!r}")
+
     def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-              cutoff: float | str = "model", progress: bool = False, reduction: str | None = None,
-              cutoff_label: str | None = None) -> dict[str, Any]:
+              cutoff: Any = "model", progress: bool = False, reduction: str | None = None,
+              cutoff_label: str | None = None, pmi_weight: float | None = None) -> dict[str, Any]:
         """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., aspect_cutoff, signature}``.
 
         ``cutoff_label`` names a numeric cutoff's origin in the signature (``"p5-of-input"`` when the
-        CLI passes the percentile of a whole file); by default the signature shows the number."""
+        CLI passes the percentile of a whole file); by default the signature shows the number.
+        ``pmi_weight``: weighted PMI coherence (:meth:`score_pmi`)."""
         if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
+        weight = check_pmi_weight(aspect, pmi_weight)
+        if weight is not None:
+            return self.score_pmi(responses, queries, weight, cutoff, progress, reduction, cutoff_label)
         reduction = check_reduction(aspect, reduction)
         if aspect == "coherence" and queries is None:
             raise ValueError("coherence needs queries (one query, or list of turns, per response)")
@@ -304,6 +418,35 @@ class LikelihoodScorer:
         result[f"{aspect}_cutoff"] = value
         result["flags"] = flags
         return result
+
+    def score_pmi(self, responses: Sequence[str], queries: Sequence[Any] | None, weight: float, cutoff: Any = "model",
+                  progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None) -> dict[str, Any]:
+        """Weighted PMI coherence (module docstring): ``coherence`` (the logistic of ``coherence_pmi``),
+        ``coherence_raw``, ``coherence_pmi``, per item and mean, ``coherence_anchors`` ``(q25, q75)``,
+        ``flags`` and the signature; ``reduction`` defaults to the sum."""
+        reduction = DEFAULT_PMI_REDUCTION if reduction is None else check_reduction("coherence", reduction)
+        if queries is None:
+            raise ValueError("coherence needs queries (one query, or list of turns, per response)")
+        if cutoff != "set":  # a missing calibration or a bad cutoff fails before the model runs
+            anchors, how = self.resolve_anchors([], cutoff, weight, reduction)
+        responses = check_texts(responses, "responses", allow_empty=True)
+        check_same_length(queries=queries, responses=responses)
+        flags = likelihood_flags("coherence", responses, queries)
+        scored = scored_indices(flags)
+        raw, pmi = [math.nan] * len(responses), [math.nan] * len(responses)
+        if scored:
+            picked = self.pmi_values([queries[i] for i in scored], [responses[i] for i in scored], weight, reduction,
+                                     progress)
+            for i, c, p in zip(scored, *picked):
+                raw[i], pmi[i] = c, p
+        if cutoff == "set":
+            anchors, how = ((math.nan, math.nan), "q25-q75-of-set") if not scored else \
+                self.resolve_anchors([pmi[i] for i in scored], cutoff, weight, reduction)
+        signature = make_signature("holistic", aspect="coherence", model=self.model_name, reduction=reduction,
+                                   pmi=f"{weight:g}", cutoff=cutoff_label or how)
+        normalised = logistic(pmi, anchors) if scored else pmi
+        per_item = apply_policy({"coherence": normalised, "coherence_raw": raw, "coherence_pmi": pmi}, flags, SCALES)
+        return {**summarize(per_item, signature), "coherence_anchors": list(anchors), "flags": flags}
 
 
 # -- the evaluate module's arguments ----------------------------------------------------------------

@@ -44,6 +44,10 @@ Args, both: model (str, default "dialeval/gemma3-dailydialog", else the un-tuned
     with the model, the default; "set": 5th percentile of the scored set, the paper; or a negative
     number), reduction ("mean": Eq. 1; "sum": the authors' code; default per aspect, see the card),
     batch_size, device (default: CUDA when available).
+    Coherence only: pmi_weight (lam in [0, 1], default none: the paper's coherence): weighted PMI,
+    log P(r | q) - lam * log P(r) (summed by default), normalised by a logistic curve through its
+    quartiles on the model's calibration pairs (cutoff "model"), the scored set's ("set") or a
+    given pair (q25, q75); beyond the paper, see the card.
 Args, configuration "diversity":
     response_groups (list of list of str): the responses to a query and its paraphrases (>= 2 each).
 Args, configuration "consistency":
@@ -56,7 +60,8 @@ Args, configuration "consistency":
 Unknown keywords raise a ValueError.
 Returns:
     <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or
-    summed token log-likelihood) and <aspect>_cutoff; diversity also entropy1..3; consistency also
+    summed token log-likelihood) and <aspect>_cutoff (with pmi_weight: coherence_pmi(_scores), the
+    weighted PMI in nats, and coherence_anchors, its quartiles); diversity also entropy1..3; consistency also
     consistency_pairs (how many earlier utterances were compared); signature.
     Range and direction: coherence, fluency, consistency: 0 to 1, higher = better; coherence_raw,
     fluency_raw: log-likelihoods, 0 or less, higher = better, raw (comparable under one model and
@@ -68,6 +73,10 @@ Examples:
     >>> results = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."])
     >>> round(results["coherence"], 3), round(results["coherence_raw"], 3)
     (0.149, -3.627)
+    >>> pmi = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."],
+    ...                         pmi_weight=0.95)
+    >>> round(pmi["coherence"], 2), pmi["coherence_pmi"] > 0
+    (0.94, True)
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
     >>> round(diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"], 3)
     1.561
@@ -121,13 +130,16 @@ class Holistic(dialeval.modules.metric_base.CheckedMetric):
         return getattr(self, f"_{self.config_name}")
 
     def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None, nli=None,
-                 cutoff=None, reduction=None, speakers=None, response_speakers=None, batch_size=None, device=None):
+                 cutoff=None, reduction=None, speakers=None, response_speakers=None, batch_size=None, device=None,
+                 pmi_weight=None):
         # every aspect's inputs and options; compute() let through only this aspect's
         given = {name: value for name, value in locals().items() if name != "self" and value is not None}
         return self._aspect_method()(**given)
 
-    def _coherence(self, queries, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None):
-        return self._likelihood("coherence", responses, queries, model, cutoff, reduction, batch_size, device)
+    def _coherence(self, queries, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None,
+                   pmi_weight=None):
+        return self._likelihood("coherence", responses, queries, model, cutoff, reduction, batch_size, device,
+                                pmi_weight)
 
     def _fluency(self, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None):
         return self._likelihood("fluency", responses, None, model, cutoff, reduction, batch_size, device)
@@ -142,11 +154,11 @@ class Holistic(dialeval.modules.metric_base.CheckedMetric):
         scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size)
         return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
 
-    def _likelihood(self, aspect, responses, queries, model, cutoff, reduction, batch_size, device):
+    def _likelihood(self, aspect, responses, queries, model, cutoff, reduction, batch_size, device, pmi_weight=None):
         from dialeval.holistic.runner import default_holistic_model
 
         scorer = self._scorer(LikelihoodScorer, model or default_holistic_model(), device=device, batch_size=batch_size)
-        return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction)
+        return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, pmi_weight=pmi_weight)
 
     def _scorer(self, kind, model, **settings):
         return kept_scorer(self, (kind.__name__, model, sorted(settings.items())), lambda: kind(model, **settings))
