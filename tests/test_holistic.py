@@ -209,6 +209,9 @@ def test_weighted_pmi_through_the_runner_takes_the_whole_inputs_quartiles(tiny):
                                     population=items)
     assert chunk["coherence"] == pytest.approx(whole["coherence"][:1], abs=1e-6)
     assert "|pmi:0.4|cutoff:q25-q75-of-input|" in signature
+    both, _ = run_holistic(items[:1], aspects=["coherence", "fluency"], model=str(path), cutoff="set", pmi_weight=0.4,
+                           population=items)  # fluency takes its own 5th percentile, no PMI
+    assert both["coherence"] == pytest.approx(chunk["coherence"]) and "fluency" in both
     with pytest.raises(ValueError, match="pmi_weight must be <= 1"):
         run_holistic(items, aspects=["coherence"], model=str(path), pmi_weight=2)
 

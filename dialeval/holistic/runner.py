@@ -104,14 +104,14 @@ def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] |
     scorer = likelihood_scorer(model, batch_size, device)
     queries = [it["context"] for it in items]
     responses = [it["response"] for it in items]
-    label = None
+    label, pmi_weight = None, (pmi_weight if aspect == "coherence" else None)  # fluency has no PMI
     if cutoff == "set" and population is not None:  # the whole input's percentile, never a chunk's
         whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
         found = _input_cutoff(model, batch_size, device, aspect, reduction, pmi_weight, *whole)
         if not (isinstance(found, float) and math.isnan(found)):  # else nothing real: the scorer's all-flagged case
             cutoff, label = found, ("q25-q75-of-input" if isinstance(found, tuple) else "p5-of-input")
     return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label,
-                        pmi_weight=pmi_weight if aspect == "coherence" else None)
+                        pmi_weight=pmi_weight)
 
 
 def run_holistic(
