@@ -23,10 +23,14 @@ never used to choose), by two rules, both printed:
 Then reported on the suite's DailyDialog *test* contexts (with the generic replies, which coherence
 does not declare, as information) and, as Spearman with the human ratings, on every human-judgment
 set beside the bundled default (the grid's ``coherence`` cell, read from ``metaeval.json``). The
-bundled LM scores everything with ``reduction="sum"`` (a fixed cutoff; only the raw values are
-read), through the score cache; a reply flagged by the degenerate-response policy counts as the worst:
+bundled LM scores everything with ``reduction="sum"`` (the option's default) or, with
+``--reduction mean``, each term's mean over its own tokens, whose ``lam = 0`` is the default's raw
+score (the mean run was made after the sum's human-set columns and an exploratory look at its own,
+so neither rule is a clean held-out choice there). A fixed cutoff: only the raw values are read,
+through the score cache; a reply flagged by the degenerate-response policy counts as the worst:
 
     python benchmarks/behaviour_pmi.py --n 100    # writes benchmarks/results/behaviour-pmi.md/.json
+    python benchmarks/behaviour_pmi.py --n 100 --reduction mean    # ... behaviour-pmi-mean.md/.json
 """
 
 from __future__ import annotations
@@ -54,7 +58,17 @@ from dialeval.scoring.cache import scores_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GRID = RESULTS / "metaeval" / "metaeval.json"
-OPTIONS = {"aspects": ["coherence", "fluency"], "reduction": "sum", "cutoff": -1000.0}
+REDUCTIONS = ("sum", "mean")  # sum: the option's default; mean: per token, each over its own tokens (lam 0: Eq. 1)
+
+
+HOW = {"sum": ("both summed over the reply's tokens", "the summed coherence"),
+       "mean": ("each the mean over its own tokens (the reply after the context, the reply alone)",
+                "the paper's Eq. 1, the default's raw score")}
+
+
+def options(reduction: str) -> dict:
+    """The options every reply and rated item is scored with (a fixed cutoff: only the raw values are read)."""
+    return {"aspects": ["coherence", "fluency"], "reduction": reduction, "cutoff": -1000.0}
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 INFORMATION = ("generic",)  # kinds coherence does not declare, reported beside
 
@@ -78,10 +92,10 @@ def suite_checks(scored: dict, lam: float) -> dict:
             "controls": [check_control(c, real, values(c), declared=True) for c in MEANING_CONTROLS]}
 
 
-def score_suite(split: str, n: int) -> dict:
+def score_suite(split: str, n: int, reduction: str) -> dict:
     cases = dailydialog_cases(n, 0, split)
     replies = {REAL: [c.reply for c in cases], **build(cases, 0, RELEVANCE_KINDS + INFORMATION + MEANING_CONTROLS)}
-    return score_replies("holistic", cases, replies, OPTIONS)[0]
+    return score_replies("holistic", cases, replies, options(reduction))[0]
 
 
 def grid_default(name: str) -> float:
@@ -95,7 +109,7 @@ def grid_default(name: str) -> float:
     return float(cell["correlations"]["coherence"]["spearman"])
 
 
-def human_correlations() -> list[dict]:
+def human_correlations(reduction: str) -> list[dict]:
     """Spearman with the human ratings per set: the bundled default (the grid's holistic cell) and
     every ``PMI_lam``; flagged replies rank as the worst."""
     job = next(j for j in spec("holistic").grid_jobs if j.name == "holistic")
@@ -106,10 +120,10 @@ def human_correlations() -> list[dict]:
         human = [it.score for it in judged]
         if "coherence" not in job.options_on(name, items).get("aspects", []):
             continue  # a set without contexts
-        summed = scores_for("holistic", OPTIONS, items, desc=f"{name} sum")["per_item"]
+        raw = scores_for("holistic", options(reduction), items, desc=f"{name} {reduction}")["per_item"]
         row = {"set": name, "n": len(items), "default": grid_default(name)}
         for lam in LAMBDAS:
-            pmi = np.array(weighted_pmi(summed["coherence_raw"], summed["fluency_raw"], lam), dtype=float)
+            pmi = np.array(weighted_pmi(raw["coherence_raw"], raw["fluency_raw"], lam), dtype=float)
             row[f"{lam:g}"] = float(spearmanr(np.where(np.isnan(pmi), -np.inf, pmi), human).statistic)
         rows.append(row)
     return rows
@@ -141,31 +155,37 @@ def human_table(rows: list[dict], chosen: dict[str, float | None]) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100, help="contexts of each DailyDialog split")
-    parser.add_argument("--output", type=Path, default=RESULTS / "behaviour-pmi")
+    parser.add_argument("--reduction", choices=REDUCTIONS, default="sum",
+                        help="sum over the reply's tokens (the option's default) or the mean, each over its own tokens")
+    parser.add_argument("--output", type=Path, help="default: results/behaviour-pmi (sum), behaviour-pmi-mean (mean)")
     args = parser.parse_args()
-    validation_scored = score_suite("validation", args.n)
+    output = args.output or RESULTS / ("behaviour-pmi" if args.reduction == "sum" else f"behaviour-pmi-{args.reduction}")
+    validation_scored = score_suite("validation", args.n, args.reduction)
     validation = {lam: suite_checks(validation_scored, lam) for lam in LAMBDAS}
     chosen = {"best worst kind": best_by_worst_kind(validation),  # ties: the smaller lam (LAMBDAS ascend)
               "least departure": first_passing(validation)}
-    test_scored = score_suite("test", args.n)
+    test_scored = score_suite("test", args.n, args.reduction)
     test = {lam: suite_checks(test_scored, lam) for lam in LAMBDAS}
-    human = human_correlations()
+    human = human_correlations(args.reduction)
     said = "; ".join(f"{rule}: **lam = {'none' if lam is None else f'{lam:g}'}**" for rule, lam in chosen.items())
+    how, zero = HOW[args.reduction]
+    command = f"python benchmarks/behaviour_pmi.py --n {args.n}" + ("" if args.reduction == "sum" else
+                                                                    f" --reduction {args.reduction}")
     text = ("# Holistic coherence as weighted PMI: the behavioural suite and the human sets\n\n"
-            "PMI_lam(r; q) = log P(r | q) - lam * log P(r) = coherence_raw - lam * fluency_raw, both summed over the "
-            f"reply's tokens (`python benchmarks/behaviour_pmi.py --n {args.n}`; the metric's option `pmi_weight`; "
+            f"PMI_lam(r; q) = log P(r | q) - lam * log P(r) = coherence_raw - lam * fluency_raw, {how} "
+            f"(`{command}`; the metric's option `pmi_weight` with `reduction=\"{args.reduction}\"`; "
             "shares of contexts where the real reply scores strictly higher, pass at >= 0.90; controls: standardized "
             "mean change of the raw value, pass within +-0.5; flagged replies (echo, salad, ...) count as the worst). "
-            "lam = 0 is the summed coherence.\n\n"
+            f"lam = 0 is {zero}.\n\n"
             f"Chosen on DailyDialog validation (not the human sets): {said}. The second rule was added after the "
             "first rule's human-set column had been read (module docstring), so its column is not a clean held-out "
             "estimate.\n\n"
             f"{table(validation, args.n, 'validation')}\n\n{table(test, args.n, 'test')}\n\n"
             "Spearman with the human ratings (the bundled default: mean log-likelihood per token, the stored "
             "cutoff, as the grid scored it in `metaeval/metaeval.json`):\n\n" + human_table(human, chosen) + "\n")
-    args.output.with_suffix(".md").write_text(text, encoding="utf-8")
-    args.output.with_suffix(".json").write_text(json.dumps({
-        "n": args.n, "options": OPTIONS, "chosen": chosen,
+    output.with_suffix(".md").write_text(text, encoding="utf-8")
+    output.with_suffix(".json").write_text(json.dumps({
+        "n": args.n, "options": options(args.reduction), "chosen": chosen,
         "validation": {f"{lam:g}": {k: [asdict(x) for x in v] for k, v in c.items()} for lam, c in validation.items()},
         "test": {f"{lam:g}": {k: [asdict(x) for x in v] for k, v in c.items()} for lam, c in test.items()},
         "human": human}, indent=1) + "\n", encoding="utf-8")
