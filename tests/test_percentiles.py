@@ -2,6 +2,7 @@
 the reference stored beside the bundled weights (dialeval.scoring.human_reference), in the evaluate
 modules (percentiles=True), dialeval score --percentiles and dialeval compare --percentiles."""
 
+import dataclasses
 import json
 import math
 
@@ -78,6 +79,24 @@ def test_options_key_the_reference(fake):
     assert hr.load_reference("fake", {"scale": 2.0}).scores["up"] == (5, 6)
     assert hr.load_reference("fake").scores["up"] == (1, 2)
     assert len(json.loads(fake.read_text())["references"]) == 2
+
+
+def test_a_runner_option_added_with_a_none_default_keeps_the_references(fake, monkeypatch):
+    """An option left at None is the metric's own default and no part of the key: a runner that gains
+    one (holistic's pmi_weight) reads the references stored before it, and those stored with it."""
+    def run_fake_later(items, scale=1.0, weight=None, device=None):
+        raise AssertionError("nothing is scored")
+
+    store({"up": [1, 2], "down": [1, 2]})
+    monkeypatch.setattr(registry, "spec", lambda name: dataclasses.replace(FAKE, runner=run_fake_later))
+    assert hr.load_reference("fake").scores["up"] == (1, 2)
+    assert hr.load_reference("fake", {"weight": None}).scores["up"] == (1, 2)
+    with pytest.raises(hr.StaleReference, match=r"with options \{'scale': 1\.0, 'weight': 0\.5\}"):
+        hr.load_reference("fake", {"weight": 0.5})
+    stored = json.loads(fake.read_text())
+    stored["references"][0]["key"]["options"]["weight"] = None  # as written by a dialeval that keyed Nones
+    fake.write_text(json.dumps(stored))
+    assert hr.load_reference("fake").scores["up"] == (1, 2)
 
 
 def test_a_stale_reference_is_refused(fake, monkeypatch):

@@ -15,7 +15,7 @@ score better than all of them at 100. A NaN (a flagged reply on an unbounded sca
 
 An entry is keyed like the score cache (:mod:`dialeval.scoring.cache`): the metric, its options (the
 runner's defaults, the suite's declared options and the given ones over them, less those that do not
-change the judged scores, :func:`reference_options`), the content
+change the judged scores and those left at ``None``, :func:`reference_options`), the content
 hashes of the bundled folders that key its cached scores, the models its defaults resolve to now, and
 the score cache's format (:data:`dialeval.scoring.cache.CACHE_FORMAT`, which changes with the scoring
 policy of flagged replies); the cases (source, ``n``, ``seed``, the items' hash) are stored beside
@@ -120,7 +120,13 @@ def reference_options(metric: str, options: Mapping[str, Any] | None = None) -> 
     behaviour = registry.spec(metric).behaviour
     merged = {**runner_defaults(metric), **behaviour.options, **(options or {})}
     neutral = NEUTRAL_OPTIONS + behaviour.neutral_options
-    return {k: merged[k] for k in sorted(merged) if k not in neutral}
+    return _set({k: merged[k] for k in sorted(merged) if k not in neutral})
+
+
+def _set(options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` less those left at ``None`` (the metric's own default: a runner option added later
+    with a ``None`` default leaves the stored references, and those stored with it, as they were)."""
+    return {k: v for k, v in options.items() if v is not None}
 
 
 def reference_key(metric: str, options: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -166,7 +172,7 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None, refere
     default = _normal(reference_options(metric))
     rebuild = REBUILD.format(metric=metric) + "".join(f" --option {k}={json.dumps(v)}"
                                                        for k, v in key["options"].items() if default.get(k) != v)
-    same_options = [e for e in _entries(path) if e["key"]["metric"] == metric and e["key"]["options"] == key["options"]]
+    same_options = [e for e in _entries(path) if e["key"]["metric"] == metric and _set(e["key"]["options"]) == key["options"]]
     if not same_options:
         raise StaleReference(f"no human reference of {metric} with options {key['options']} in {path}; "
                              f"build it with `{rebuild}`")
