@@ -20,9 +20,9 @@ never used to choose), by two rules, both printed:
   Gemma adapter): the smallest ``lam`` whose every declared kind passes, the weight closest to the
   paper's coherence that does the suite's job.
 
-Then reported on the suite's DailyDialog *test* contexts (with the generic replies, which coherence
-does not declare, as information) and, as Spearman with the human ratings, on every human-judgment
-set beside the bundled default (the grid's ``coherence`` cell, read from ``metaeval.json``). The
+Then reported on the suite's DailyDialog *test* contexts (with the generic and gibberish replies,
+which coherence does not declare, as information) and, as Spearman with the human ratings, on every
+human-judgment set beside the bundled default (the grid's ``coherence`` cell, read from ``metaeval.json``). The
 bundled LM scores everything with ``reduction="sum"`` (the option's default) or, with
 ``--reduction mean``, each term's mean over its own tokens, whose ``lam = 0`` is the default's raw
 score (the mean run was made after the sum's human-set columns and an exploratory look at its own,
@@ -70,7 +70,7 @@ def options(reduction: str) -> dict:
     """The options every reply and rated item is scored with (a fixed cutoff: only the raw values are read)."""
     return {"aspects": ["coherence", "fluency"], "reduction": reduction, "cutoff": -1000.0}
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
-INFORMATION = ("generic",)  # kinds coherence does not declare, reported beside
+INFORMATION = ("generic", "gibberish")  # kinds coherence does not declare, reported beside
 
 
 def weighted_pmi(coherence: list, fluency: list, lam: float) -> list:
