@@ -48,6 +48,7 @@ from dialeval.core.spec import MEANING_CONTROLS, RELEVANCE_KINDS
 from dialeval.data.judgments import load_judgments, sets
 from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.scales import LOGPROB_FLOOR
+from dialeval.holistic.scorer import weighted_pmi
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.checks import best_by_worst_kind, check_control, check_kind, first_passing
 from dialeval.metaeval.behaviour.kinds import build
@@ -73,18 +74,19 @@ LAMBDAS = (0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 INFORMATION = ("generic", "gibberish")  # kinds coherence does not declare, reported beside
 
 
-def weighted_pmi(coherence: list, fluency: list, lam: float) -> list:
-    """``coherence - lam * fluency`` per reply; NaN (the worst) where coherence is at its floor (a
-    flagged reply) or either is NaN; ``None`` where the reply was not built."""
+def pmi_column(coherence: list, fluency: list, lam: float) -> list:
+    """The metric's :func:`~dialeval.holistic.scorer.weighted_pmi` per reply of cached raw scores; NaN
+    (the worst) where coherence is at its floor (a flagged reply) or either is NaN; ``None`` where
+    the reply was not built."""
     return [None if c is None or f is None else
-            (math.nan if math.isnan(c) or math.isnan(f) or c <= LOGPROB_FLOOR else c - lam * f)
+            (math.nan if math.isnan(c) or math.isnan(f) or c <= LOGPROB_FLOOR else weighted_pmi(c, f, lam))
             for c, f in zip(coherence, fluency)]
 
 
 def suite_checks(scored: dict, lam: float) -> dict:
     """The declared relevance kinds and meaning controls of ``PMI_lam`` on the scored replies."""
     def values(name: str) -> list:
-        return weighted_pmi(scored[name]["coherence_raw"], scored[name]["fluency_raw"], lam)
+        return pmi_column(scored[name]["coherence_raw"], scored[name]["fluency_raw"], lam)
 
     real = [math.nan if v is None else v for v in values(REAL)]
     return {"kinds": [check_kind(k, real, values(k), declared=True) for k in RELEVANCE_KINDS],
@@ -123,7 +125,7 @@ def human_correlations(reduction: str) -> list[dict]:
         raw = scores_for("holistic", options(reduction), items, desc=f"{name} {reduction}")["per_item"]
         row = {"set": name, "n": len(items), "default": grid_default(name)}
         for lam in LAMBDAS:
-            pmi = np.array(weighted_pmi(raw["coherence_raw"], raw["fluency_raw"], lam), dtype=float)
+            pmi = np.array(pmi_column(raw["coherence_raw"], raw["fluency_raw"], lam), dtype=float)
             row[f"{lam:g}"] = float(spearmanr(np.where(np.isnan(pmi), -np.inf, pmi), human).statistic)
         rows.append(row)
     return rows

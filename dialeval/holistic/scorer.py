@@ -187,11 +187,17 @@ def check_pmi_weight(aspect: str, pmi_weight: Any) -> float | None:
     return weight or None
 
 
+def weighted_pmi(coherence_raw: float, fluency_raw: float, weight: float) -> float:
+    """``p_raw = c_raw - weight * f_raw`` of one response, from its reduced raw coherence and fluency."""
+    return coherence_raw - weight * fluency_raw
+
+
 def pmi_raw(coherence: Sequence[tuple[float, int]], fluency: Sequence[tuple[float, int]], weight: float,
             reduction: str) -> list[float]:
-    """``c_raw - weight * f_raw`` per response, from ``(sum of log-probs, token count)`` pairs given the
+    """:func:`weighted_pmi` per response, from ``(sum of log-probs, token count)`` pairs given the
     query (``coherence``) and alone (``fluency``), each reduced with ``reduction``."""
-    return [c - weight * f for c, f in zip(reduce_logprobs(coherence, reduction), reduce_logprobs(fluency, reduction))]
+    return [weighted_pmi(c, f, weight)
+            for c, f in zip(reduce_logprobs(coherence, reduction), reduce_logprobs(fluency, reduction))]
 
 
 def quartiles(raw: Sequence[float]) -> tuple[float, float]:

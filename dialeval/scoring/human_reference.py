@@ -120,10 +120,10 @@ def reference_options(metric: str, options: Mapping[str, Any] | None = None) -> 
     behaviour = registry.spec(metric).behaviour
     merged = {**runner_defaults(metric), **behaviour.options, **(options or {})}
     neutral = NEUTRAL_OPTIONS + behaviour.neutral_options
-    return _set({k: merged[k] for k in sorted(merged) if k not in neutral})
+    return _without_none({k: merged[k] for k in sorted(merged) if k not in neutral})
 
 
-def _set(options: Mapping[str, Any]) -> dict[str, Any]:
+def _without_none(options: Mapping[str, Any]) -> dict[str, Any]:
     """``options`` less those left at ``None`` (the metric's own default: a runner option added later
     with a ``None`` default leaves the stored references, and those stored with it, as they were)."""
     return {k: v for k, v in options.items() if v is not None}
@@ -172,7 +172,8 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None, refere
     default = _normal(reference_options(metric))
     rebuild = REBUILD.format(metric=metric) + "".join(f" --option {k}={json.dumps(v)}"
                                                        for k, v in key["options"].items() if default.get(k) != v)
-    same_options = [e for e in _entries(path) if e["key"]["metric"] == metric and _set(e["key"]["options"]) == key["options"]]
+    same_options = [e for e in _entries(path)
+                    if e["key"]["metric"] == metric and _without_none(e["key"]["options"]) == key["options"]]
     if not same_options:
         raise StaleReference(f"no human reference of {metric} with options {key['options']} in {path}; "
                              f"build it with `{rebuild}`")
