@@ -385,6 +385,22 @@ class LikelihoodScorer:
         raise ValueError(f"with pmi_weight, cutoff must be 'model', 'set' or a pair (q25, q75) with q25 < q75, "
                          f"got {cutoff!r}")
 
+    def _unflagged(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None, n_columns: int,
+                   compute: Callable[[Sequence[Any] | None, Sequence[str]], Sequence[Sequence[float]]],
+                   ) -> tuple[list[list[str]], list[int], list[list[float]]]:
+        """The responses' flags for ``aspect``, the indices of those not flagged, and the ``n_columns``
+        lists ``compute(queries, responses)`` returns for those alone (a flagged response is not run
+        through the model), NaN at every flagged index."""
+        flags = likelihood_flags(aspect, responses, queries)
+        scored = scored_indices(flags)
+        columns = [[math.nan] * len(responses) for _ in range(n_columns)]
+        if scored:
+            picked = compute(None if queries is None else [queries[i] for i in scored], [responses[i] for i in scored])
+            for column, values in zip(columns, picked):
+                for i, value in zip(scored, values):
+                    column[i] = value
+        return flags, scored, columns
+
     def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
               cutoff: Any = "model", progress: bool = False, reduction: str | None = None,
               cutoff_label: str | None = None, pmi_weight: float | None = None) -> dict[str, Any]:
@@ -404,14 +420,8 @@ class LikelihoodScorer:
         if cutoff != "set":  # a wrong cutoff fails before the model runs
             self.resolve_cutoff(aspect, [], cutoff, reduction)
         responses = check_texts(responses, "responses", allow_empty=True)
-        flags = likelihood_flags(aspect, responses, queries)
-        scored = scored_indices(flags)  # a flagged response is not run through the model
-        raw = [math.nan] * len(responses)
-        if scored:
-            picked = self.raw(aspect, [responses[i] for i in scored],
-                              None if queries is None else [queries[i] for i in scored], reduction, progress)
-            for i, value in zip(scored, picked):
-                raw[i] = value
+        flags, scored, (raw,) = self._unflagged(aspect, responses, queries, 1,
+                                                lambda q, r: (self.raw(aspect, r, q, reduction, progress),))
         if scored or cutoff != "set":  # a set's percentile is taken over its real responses
             value, how = self.resolve_cutoff(aspect, [raw[i] for i in scored], cutoff, reduction)
             normalised = normalise(raw, value)
@@ -437,14 +447,8 @@ class LikelihoodScorer:
             anchors, how = self.resolve_anchors([], cutoff, weight, reduction)
         responses = check_texts(responses, "responses", allow_empty=True)
         check_same_length(queries=queries, responses=responses)
-        flags = likelihood_flags("coherence", responses, queries)
-        scored = scored_indices(flags)
-        raw, pmi = [math.nan] * len(responses), [math.nan] * len(responses)
-        if scored:
-            picked = self.pmi_values([queries[i] for i in scored], [responses[i] for i in scored], weight, reduction,
-                                     progress)
-            for i, c, p in zip(scored, *picked):
-                raw[i], pmi[i] = c, p
+        flags, scored, (raw, pmi) = self._unflagged("coherence", responses, queries, 2,
+                                                    lambda q, r: self.pmi_values(q, r, weight, reduction, progress))
         if cutoff == "set":
             anchors, how = ((math.nan, math.nan), "q25-q75-of-set") if not scored else \
                 self.resolve_anchors([pmi[i] for i in scored], cutoff, weight, reduction)
