@@ -386,8 +386,7 @@ class LikelihoodScorer:
                          f"got {cutoff!r}")
 
     def _unflagged(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None, n_columns: int,
-                   compute: Callable[[Sequence[Any] | None, Sequence[str]], Sequence[Sequence[float]]],
-                   ) -> tuple[list[list[str]], list[int], list[list[float]]]:
+                   compute: Callable[..., Sequence[Sequence[float]]]) -> tuple[list[list[str]], list[int], list[list[float]]]:
         """The responses' flags for ``aspect``, the indices of those not flagged, and the ``n_columns``
         lists ``compute(queries, responses)`` returns for those alone (a flagged response is not run
         through the model), NaN at every flagged index."""
