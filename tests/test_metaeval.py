@@ -1,12 +1,13 @@
 """Meta-evaluation: statistics (dialeval.stats.correlation), the per-item score cache and the grid."""
 
+import math
 import json
 
 import numpy as np
 import pytest
 
 from dialeval.scoring import cache as score_cache
-from dialeval.stats.correlation import bootstrap_interval, correlate, system_level, williams_test
+from dialeval.stats.correlation import bootstrap_interval, correlate, system_level, williams_spearman, williams_test
 
 
 def test_kendall_and_williams_against_hand_computed_values():
@@ -20,6 +21,17 @@ def test_kendall_and_williams_against_hand_computed_values():
     with pytest.raises(ValueError, match="more than 3"):
         williams_test(0.5, 0.3, 0.4, 3)
 
+
+
+def test_williams_of_two_metrics_that_rank_alike_is_no_test():
+    """A metric and a monotone function of it (holistic's coherence and coherence_pmi): r23 = 1, K = 0
+    in exact arithmetic and -5.6e-17 in floats (0.2, 0.2, 1.0); no p-value, no math domain error."""
+    t, p = williams_test(0.2, 0.2, 1.0, 50)
+    assert math.isnan(t) and math.isnan(p)
+    human = [3.0, 1.0, 4.0, 1.5, 5.0, 9.0, 2.0, 6.0]
+    a = [0.3, 0.1, 0.5, 0.2, 0.4, 0.9, 0.35, 0.6]
+    assert williams_spearman(a, [math.exp(3 * v) for v in a], human) is None
+    assert williams_spearman(a, human, human) is not None  # a different ranking is tested
 
 def test_bootstrap_interval_is_seeded_and_exact_for_a_monotone_relation():
     xs = [0.1 * i for i in range(30)]

@@ -129,10 +129,12 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 
     ``t = (r12 - r13) sqrt((n - 1)(1 + r23)) / sqrt(2 K (n - 1)/(n - 3) + (r12 + r13)^2 / 4 (1 - r23)^3)``
     with ``K = 1 - r12^2 - r13^2 - r23^2 + 2 r12 r13 r23``, Student t with ``n - 3`` degrees of freedom.
+    ``K`` is the determinant of the three variables' correlation matrix, never negative; rounding below
+    0 (two metrics that rank alike, ``r23 = 1``) counts as 0. NaN when the denominator is 0.
     """
     if n <= 3:
         raise ValueError(f"Williams' test needs more than 3 items, got {n}")
-    k = 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23
+    k = max(0.0, 1 - r12**2 - r13**2 - r23**2 + 2 * r12 * r13 * r23)
     denominator = math.sqrt(2 * k * (n - 1) / (n - 3) + (r12 + r13) ** 2 / 4 * (1 - r23) ** 3)
     if denominator == 0:
         return math.nan, math.nan
@@ -143,14 +145,18 @@ def williams_test(r12: float, r13: float, r23: float, n: int) -> tuple[float, fl
 def williams_spearman(a: Sequence[float], b: Sequence[float], human: Sequence[float]) -> float | None:
     """One-sided p of "Spearman(a, human) > Spearman(b, human)": :func:`williams_test` on the
     Spearman correlations over the items where all three are finite; ``None`` with 3 items or
-    fewer or when ``a`` and ``b`` do not correlate (a constant one)."""
+    fewer, when ``a`` and ``b`` do not correlate (a constant one) or when they rank the items alike
+    (one a monotone function of the other: no difference to test)."""
     keep = [i for i in range(len(human)) if all(math.isfinite(v[i]) for v in (a, b, human))]
     if len(keep) <= 3:
         return None
     pick = lambda xs: [xs[i] for i in keep]  # noqa: E731
     r12, r13 = stats.spearmanr(pick(a), pick(human))[0], stats.spearmanr(pick(b), pick(human))[0]
     r23 = stats.spearmanr(pick(a), pick(b))[0]
-    return williams_test(r12, r13, r23, len(keep))[1] if math.isfinite(r23) else None
+    if not math.isfinite(r23):
+        return None
+    p = williams_test(r12, r13, r23, len(keep))[1]
+    return p if math.isfinite(p) else None
 
 
 def inter_rater(ratings: Sequence[Sequence[float]]) -> dict[str, float]:
