@@ -97,6 +97,8 @@ def test_a_runner_option_added_with_a_none_default_keeps_the_references(fake, mo
     stored["references"][0]["key"]["options"]["weight"] = None  # as written by a dialeval that keyed Nones
     fake.write_text(json.dumps(stored))
     assert hr.load_reference("fake").scores["up"] == (1, 2)
+    store({"up": [3, 4], "down": [3, 4]})  # rebuilt: replaces that entry, not stored beside it
+    assert [e["scores"]["up"] for e in json.loads(fake.read_text())["references"]] == [[3, 4]]
 
 
 def test_a_stale_reference_is_refused(fake, monkeypatch):

@@ -213,7 +213,8 @@ def store_reference(metric: str, options: Mapping[str, Any] | None, scores: Mapp
     entry = {"key": key, "cases": _normal(cases), "signature": signature, "note": note,
              "scores": {s: sorted(v for v in values if v is not None and not math.isnan(v))
                         for s, values in scores.items()}}
-    kept = [e for e in _entries(path) if (e["key"]["metric"], e["key"]["options"]) != (metric, key["options"])]
+    kept = [e for e in _entries(path)  # an entry of the same options (Nones left out, as load_reference reads it) goes
+            if (e["key"]["metric"], _without_none(e["key"]["options"])) != (metric, key["options"])]
     entries = sorted(kept + [entry], key=lambda e: (e["key"]["metric"], json.dumps(e["key"]["options"])))
     path.write_text(json.dumps({"format": FORMAT, "references": entries}, indent=1) + "\n", encoding="utf-8")
     return path
