@@ -9,15 +9,22 @@ an earlier run stored them, so the file can be rewritten from cache alone. Diffe
 are named in the table's N column. ``--cards`` also rewrites each metric card's paragraphs on the
 suite (``metrics/<name>/README.md``, between the ``behaviour:start`` / ``behaviour:end`` markers
 of its "Behavioural suite" section; a card without them is refused before the suite runs).
+``--keep`` rescores only the metrics named and keeps every other metric's result as the existing
+``.json`` stores it (read back exactly, :meth:`~dialeval.metaeval.behaviour.suite.MetricResult.from_dict`),
+in the file's order:
+
+    python benchmarks/behaviour.py holistic=100 --keep --note "..."
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 from pathlib import Path
 
 from dialeval.metaeval.behaviour import behaviour, markdown, to_json
 from dialeval.metaeval.behaviour.report import card_section
+from dialeval.metaeval.behaviour.suite import MetricResult
 from dialeval.metaeval.marked import check_marked, write_marked
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -32,20 +39,32 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--note", default="", help="a paragraph on how the file was made (N per metric, cost)")
     parser.add_argument("--cards", action="store_true", help="also rewrite each metric card's paragraphs on the suite")
+    parser.add_argument("--keep", action="store_true",
+                        help="keep the results of the metrics not named from the existing --output .json")
     args = parser.parse_args()
     if args.cards:  # before the run, not after it
         for run in args.runs:
             check_marked(CARDS / run.partition("=")[0] / "README.md", CARD_BLOCK)
-    results = []
+    kept = kept_results(args.output.with_suffix(".json")) if args.keep else {}
+    rescored = {}
     for run in args.runs:
         metric, _, n = run.partition("=")
-        results.append(behaviour(metric, n=int(n) if n else None, seed=args.seed))
+        rescored[metric] = behaviour(metric, n=int(n) if n else None, seed=args.seed)
+        results = list({**kept, **rescored}.values())
         args.output.with_suffix(".json").write_text(to_json(results) + "\n", encoding="utf-8")
         args.output.with_suffix(".md").write_text(markdown(results, note=args.note), encoding="utf-8")
     if args.cards:
-        for result in results:
+        for result in rescored.values():
             write_marked(CARDS / result.metric / "README.md", CARD_BLOCK, card_section(result))
     print(markdown(results, note=args.note))
+
+
+def kept_results(path: Path) -> dict[str, MetricResult]:
+    """metric -> its result in an existing report's JSON, in the file's order."""
+    if not path.is_file():
+        raise FileNotFoundError(f"--keep: no {path} to keep results from")
+    stored = json.loads(path.read_text(encoding="utf-8"))["metrics"]
+    return {m["metric"]: MetricResult.from_dict(m) for m in stored}
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ from dialeval import registry
 from dialeval.scoring import runners, cache as score_cache
 from dialeval.metaeval.behaviour import checks, kinds, load_cases, markdown, run, to_json
 from dialeval.metaeval.behaviour.cases import Case, dailydialog_cases, read_cases
+from dialeval.metaeval.behaviour.suite import MetricResult
 from dialeval.cli import main
 from dialeval.core.results import ItemScores
 from dialeval.core.scales import Scale
@@ -162,6 +163,8 @@ def test_the_suite_on_a_fake_metric(fake):
     assert data["metrics"][0]["failures"] == ["length:echo_last"] and data["bar"] == 0.9
     report = markdown([result])
     assert "| fake: length | 3 | 0.67 FAIL |" in report and "Failing: fake." in report
+    back = MetricResult.from_dict(data["metrics"][0])  # what benchmarks/behaviour.py --keep reads
+    assert back == result and markdown([back]) == report
 
 
 def test_a_kind_built_for_no_case_is_reported_empty(fake):

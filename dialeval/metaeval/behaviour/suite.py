@@ -73,6 +73,15 @@ class MetricResult:
         """Plain JSON (no NaN: missing values are ``None``)."""
         return {**asdict(self), "passed": self.passed, "failures": self.failures}
 
+    @classmethod
+    def from_dict(cls, stored: Mapping[str, Any]) -> "MetricResult":
+        """The result :meth:`to_dict` wrote (a report's JSON), to rewrite the report with other metrics rescored."""
+        fields = {k: v for k, v in stored.items() if k not in ("passed", "failures")}
+        scores = tuple(ScoreResult(**{**s, "kinds": tuple(KindCheck(**k) for k in s["kinds"]),
+                                      "controls": tuple(ControlCheck(**c) for c in s["controls"])})
+                       for s in fields.pop("scores"))
+        return cls(**fields, scores=scores)
+
 
 def runnable(metric: str) -> bool:
     """Whether ``metric`` declares something to catch (the suite runs it)."""
