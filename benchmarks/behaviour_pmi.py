@@ -23,9 +23,9 @@ never used to choose), by two rules, both printed:
 Then reported on the suite's DailyDialog *test* contexts (with the generic and gibberish replies,
 which coherence does not declare, as information) and, as Spearman with the human ratings, on every
 human-judgment set beside the bundled default (the grid's ``coherence`` cell, read from ``metaeval.json``). The
-bundled LM scores everything with ``reduction="sum"`` (the option's default) or, with
-``--reduction mean``, each term's mean over its own tokens, whose ``lam = 0`` is the default's raw
-score (the mean run was made after the sum's human-set columns and an exploratory look at its own,
+bundled LM scores everything with ``reduction="sum"`` (both summed) or, with
+``--reduction mean``, each term's mean over its own tokens, whose ``lam = 0`` is the paper's
+coherence, the default until 2026-11-26, when ``lam = 0.85`` became it (the mean run was made after the sum's human-set columns and an exploratory look at its own,
 so neither rule is a clean held-out choice there). A fixed cutoff: only the raw values are read,
 through the score cache; a reply flagged by the degenerate-response policy counts as the worst:
 
@@ -48,7 +48,7 @@ from dialeval.core.spec import MEANING_CONTROLS, RELEVANCE_KINDS
 from dialeval.data.judgments import load_judgments, sets
 from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.scales import LOGPROB_FLOOR
-from dialeval.holistic.scorer import weighted_pmi
+from dialeval.holistic.normalisation import weighted_pmi
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.checks import best_by_worst_kind, check_control, check_kind, first_passing
 from dialeval.metaeval.behaviour.kinds import build
@@ -59,7 +59,7 @@ from dialeval.scoring.cache import scores_for
 
 RESULTS = Path(__file__).resolve().parent / "results"
 GRID = RESULTS / "metaeval" / "metaeval.json"
-REDUCTIONS = ("sum", "mean")  # sum: the option's default; mean: per token, each over its own tokens (lam 0: Eq. 1)
+REDUCTIONS = ("sum", "mean")  # sum: both summed; mean (the default since 2026-11-26): per token, each over its own tokens (lam 0: Eq. 1)
 
 
 HOW = {"sum": ("both summed over the reply's tokens", "the summed coherence"),
@@ -68,14 +68,15 @@ HOW = {"sum": ("both summed over the reply's tokens", "the summed coherence"),
 
 
 def options(reduction: str) -> dict:
-    """The options every reply and rated item is scored with (a fixed cutoff: only the raw values are read)."""
-    return {"aspects": ["coherence", "fluency"], "reduction": reduction, "cutoff": -1000.0}
+    """The options every reply and rated item is scored with: Pang et al.'s coherence (``pmi_weight=0``;
+    weighted PMI is computed here from its raw value) with a fixed cutoff (only the raw values are read)."""
+    return {"aspects": ["coherence", "fluency"], "reduction": reduction, "cutoff": -1000.0, "pmi_weight": 0}
 LAMBDAS = (0.0, 0.25, 0.5, 0.75, 0.8, 0.85, 0.9, 0.95, 1.0)
 INFORMATION = ("generic", "gibberish")  # kinds coherence does not declare, reported beside
 
 
 def pmi_column(coherence: list, fluency: list, lam: float) -> list:
-    """The metric's :func:`~dialeval.holistic.scorer.weighted_pmi` per reply of cached raw scores; NaN
+    """The metric's :func:`~dialeval.holistic.normalisation.weighted_pmi` per reply of cached raw scores; NaN
     (the worst) where coherence is at its floor (a flagged reply) or either is NaN; ``None`` where
     the reply was not built."""
     return [None if c is None or f is None else
@@ -158,7 +159,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--n", type=int, default=100, help="contexts of each DailyDialog split")
     parser.add_argument("--reduction", choices=REDUCTIONS, default="sum",
-                        help="sum over the reply's tokens (the option's default) or the mean, each over its own tokens")
+                        help="sum over the reply's tokens or the mean, each over its own tokens (the default since 2026-11-26)")
     parser.add_argument("--output", type=Path, help="default: results/behaviour-pmi (sum), behaviour-pmi-mean (mean)")
     args = parser.parse_args()
     output = args.output or RESULTS / ("behaviour-pmi" if args.reduction == "sum" else f"behaviour-pmi-{args.reduction}")

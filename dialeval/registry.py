@@ -87,12 +87,19 @@ def cache_folders() -> dict[str, tuple[str, ...]]:
 
 def resolved_defaults(metric: str) -> dict[str, dict[str, str]]:
     """``metric`` and each metric it reads -> the models their runners load by default, as they
-    resolve now (:attr:`MetricSpec.default_models`; metrics without such defaults, and names that are
-    no registered metric, are left out)."""
+    resolve now (:attr:`MetricSpec.default_models`), and, for ``metric`` itself, its default settings
+    (:attr:`MetricSpec.default_settings`); metrics without either, and names that are no registered
+    metric, are left out."""
     if metric not in METRICS:
         return {}
-    names = (metric, *spec(metric).reads)
-    return {name: dict(spec(name).default_models()) for name in names if spec(name).default_models}
+    found = {}
+    for name in (metric, *spec(metric).reads):
+        defaults = dict(spec(name).default_models()) if spec(name).default_models else {}
+        if name == metric:
+            defaults.update(spec(name).default_settings)
+        if defaults:
+            found[name] = defaults
+    return found
 
 
 def hub_alternatives() -> dict[str, str]:

@@ -27,15 +27,16 @@ DEFAULT_CONTEXTS = 20
 
 # metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
 # with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED and holistic, and
-# combined which reads them, on their Gemma-3-270M adapters)
+# combined which reads them, on their Gemma-3-270M adapters); holistic coherence as weighted PMI, its
+# default since the same day (combined reads Pang et al.'s, the one it was trained on)
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (17, 0), "other_reply": (15, 0),
                           "lowercase": 0.2241, "paraphrase": 0.2237}},
     "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
                         "lowercase": 0.0475, "paraphrase": -0.0530}},
     "holistic": {
-        "coherence": {"echo_last": (17, 3), "echo_own": (17, 3), "salad": (17, 3), "other_reply": (14, 2),
-                      "lowercase": -1.397, "paraphrase": -1.012},
+        "coherence": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (18, 0),
+                      "lowercase": -0.8042, "paraphrase": -0.5114},
         "fluency": {"salad": (18, 2), "gibberish": (18, 2), "punctuation": (18, 2),
                     "paraphrase": -0.3452, "continuation": -1.0319},
     },

@@ -242,7 +242,10 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))  # combined reads its components through the score cache
 
-    def fake_holistic(items, aspects):
+    coherence_weights = []
+
+    def fake_holistic(items, aspects, pmi_weight=None):
+        coherence_weights.append(pmi_weight)
         if aspects == ["consistency"]:
             raise ModelNotFoundError("NLI classifier 'roberta-large-mnli' ... build a local one with `python training/nli.py`")
         return {a: [0.5] * len(items) for a in aspects}, "metric:holistic|fake"
@@ -261,6 +264,8 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]
     assert len(out["multiref"]["scores"]["bleu2"]) == 6
+    # holistic's examples with its default coherence; combined's with Pang et al.'s, the one it was trained on
+    assert set(coherence_weights) == {None, 0}
     assert main(["examples", "--metrics", "holistic"]) == 0
     table = capsys.readouterr().out
     assert "holistic:coherence" in table and "skipped:" in table and "multiref:" not in table
@@ -295,7 +300,7 @@ HOLISTIC_ITEMS = [
 
 @pytest.fixture(scope="module")
 def tiny_with_cutoffs(tmp_path_factory):
-    from dialeval.holistic.scorer import CUTOFFS_FILE
+    from dialeval.holistic.normalisation import CUTOFFS_FILE
     from tiny_lm import tiny_gpt2
 
     path = tmp_path_factory.mktemp("tiny_gpt2_cutoffs")
@@ -305,9 +310,16 @@ def tiny_with_cutoffs(tmp_path_factory):
 
 
 @pytest.mark.parametrize("cutoff", [None, "set"])
-def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, cutoff):
-    """One chunk, chunks of 1 and chunks of 2: identical output lines (stored cutoffs by default; the
-    set's percentile, on request, is taken over the whole file; diversity groups by `group`)."""
+def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, cutoff, monkeypatch):
+    """One chunk, chunks of 1 and chunks of 2: identical output lines (stored cutoffs and, for weighted
+    PMI coherence, stored calibration quartiles by default; the set's percentile and quartiles, on
+    request, are taken over the whole file; diversity groups by `group`)."""
+    from dialeval.holistic import normalisation
+
+    calibration = tmp_path / "calibration_logprobs.json"  # an entry without weights holds for any
+    calibration.write_text(json.dumps({str(tiny_with_cutoffs): {"logprobs": {
+        "coherence": [[-float(i), 2] for i in range(9)], "fluency": [[-10.0 - i, 3] for i in range(9)]}}}))
+    monkeypatch.setattr(normalisation, "CALIBRATION_LOGPROBS_FILE", calibration)
     src = tmp_path / "in.jsonl"
     _write_jsonl(src, HOLISTIC_ITEMS)
     options = ["--option", f"model={tiny_with_cutoffs}", "--option", 'aspects=["coherence","fluency","diversity"]']
@@ -320,20 +332,24 @@ def test_holistic_scores_do_not_depend_on_chunking(tmp_path, tiny_with_cutoffs, 
                      "--chunk-size", size] + options) == 0
         outputs.append([json.loads(line) for line in out.read_text().splitlines()])
     records = outputs[0]
-    for other in outputs[1:]:  # identical, up to float32 rounding of the LM's batched log-probabilities
+    # identical, up to float32 rounding of the LM's batched log-probabilities: 1e-5 relative to a sum,
+    # and absolute on weighted PMI, a difference of two of them (-0.87 from terms near -5)
+    for other in outputs[1:]:
         assert [{k: v for k, v in r.items() if k != "scores"} for r in other] == \
             [{k: v for k, v in r.items() if k != "scores"} for r in records]
         for mine, theirs in zip(records, other):
             assert theirs["scores"].keys() == mine["scores"].keys()
             for name, value in mine["scores"].items():  # strict JSON: NaN is written as null
-                assert theirs["scores"][name] == (None if value is None else pytest.approx(value, rel=1e-6, abs=1e-6))
+                assert theirs["scores"][name] == (None if value is None else pytest.approx(value, rel=1e-5, abs=1e-5))
     assert [r["line"] for r in records] == [1, 2, 3, 4, 5]
     diversity = [r["scores"]["diversity"] for r in records]
     assert diversity[0] == diversity[1] > 0.0
     assert diversity[2] == 0.0 and diversity[3] is None  # b1 is empty: 0; b2 the only real reply of its group
     assert diversity[4] is None  # alone in its group: NaN, written as JSON null
     assert all(0.0 <= r["scores"]["coherence"] <= 1.0 for r in records)
-    assert ("p5-of-input" if cutoff else "cutoff:stored") in records[0]["signature"]
+    signature = records[0]["signature"]
+    assert ("|pmi:0.85|cutoff:q25-q75-of-input|" if cutoff else "|pmi:0.85|cutoff:stored-q25-q75|") in signature
+    assert ("p5-of-input" if cutoff else "cutoff:stored|") in signature  # fluency
     if cutoff:
         assert min(r["scores"]["fluency"] for r in records) == 0.0  # the whole file's 5th percentile
 

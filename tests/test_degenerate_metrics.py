@@ -225,11 +225,14 @@ def test_flagged_texts_are_not_run_through_the_models(tmp_path, monkeypatch):
     groups = [args[0] for name, args in seen if name == "grouped_logprobs"]
     assert sum(len(g) for g in groups) == 1  # one context scored: the plain reply's conversation
     likelihood = LikelihoodScorer(str(tmp_path))
-    for aspect, method in (("coherence", "pair_logprobs"), ("fluency", "continuation_logprobs")):
+    # coherence: weighted PMI (the default), whose reply-alone term runs the fluency pass too
+    for aspect, methods, cutoff in (("coherence", ("pair_logprobs", "continuation_logprobs"), (-5.0, 5.0)),
+                                    ("fluency", ("continuation_logprobs",), -5.0)):
         seen.clear()
-        likelihood.score(aspect, responses, [CONTEXT[0]] * 4, cutoff=-5.0)
-        calls = [args for name, args in seen if name == method]
-        assert len(calls) == 1 and len(calls[0][1]) == 1, aspect  # one call, with one response
+        likelihood.score(aspect, responses, [CONTEXT[0]] * 4, cutoff=cutoff)
+        for method in methods:
+            calls = [args for name, args in seen if name == method]
+            assert len(calls) == 1 and len(calls[0][1]) == 1, (aspect, method)  # one call, with one response
 
     class CountingNLI:
         model_name = "counting"

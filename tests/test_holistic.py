@@ -7,10 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from dialeval.holistic.scorer import (
-    CUTOFFS_FILE, ConsistencyScorer, LikelihoodScorer, diversity, ngram_entropy, normalise,
-    percentile_cutoff, same_speaker_turns,
-)
+from dialeval.holistic.normalisation import CUTOFFS_FILE, normalise, percentile_cutoff
+from dialeval.holistic.scorer import ConsistencyScorer, LikelihoodScorer, diversity, ngram_entropy, same_speaker_turns
 from dialeval.models.shipped import CHECKOUT_ROOT
 from tiny_lm import tiny_gpt2
 
@@ -98,7 +96,7 @@ def test_sum_reduction_and_empty_response_as_eos(tiny):
 def test_score_result_cutoffs_and_signature(tiny):
     path, _, _ = tiny
     scorer = LikelihoodScorer(str(path))
-    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set")
+    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0)  # 0: Pang et al.'s
     raw = result["coherence_raw_scores"]
     assert result["coherence_cutoff"] == pytest.approx(percentile_cutoff(raw))
     assert result["coherence_scores"] == pytest.approx(normalise(raw, percentile_cutoff(raw)))
@@ -108,15 +106,16 @@ def test_score_result_cutoffs_and_signature(tiny):
     assert fixed["fluency_scores"] == pytest.approx([1 - f / -1000.0 for f in fixed["fluency_raw_scores"]])
     assert "|reduction:sum|cutoff:-1000|" in fixed["signature"]
     with pytest.raises(ValueError, match="no stored 'coherence' cutoff .*cutoff='set'"):
-        scorer.score("coherence", RESPONSES, QUERIES)  # the default is the model's stored cutoff
+        scorer.score("coherence", RESPONSES, QUERIES, pmi_weight=0)  # the default is the model's stored cutoff
     (path / CUTOFFS_FILE).write_text(json.dumps({"cutoffs": {"coherence": -50.0, "fluency_sum": -60.0,
                                                              "coherence_sum": -70.0}}))
     try:
         stored = LikelihoodScorer(str(path))
-        one = stored.score("coherence", RESPONSES[:1], QUERIES[:1])
+        one = stored.score("coherence", RESPONSES[:1], QUERIES[:1], pmi_weight=0)
         assert one["coherence_cutoff"] == -50.0 and "cutoff:stored" in one["signature"]
         assert one["coherence_scores"] == pytest.approx([1 - one["coherence_raw_scores"][0] / -50.0])
-        assert stored.score("coherence", RESPONSES[:1], QUERIES[:1], reduction="sum")["coherence_cutoff"] == -70.0
+        assert stored.score("coherence", RESPONSES[:1], QUERIES[:1], reduction="sum",
+                            pmi_weight=0)["coherence_cutoff"] == -70.0
         assert stored.score("fluency", RESPONSES[:1])["fluency_cutoff"] == -60.0
         with pytest.raises(ValueError, match="no stored 'fluency' cutoff"):
             stored.score("fluency", RESPONSES[:1], reduction="mean")
@@ -127,7 +126,7 @@ def test_score_result_cutoffs_and_signature(tiny):
 def test_weighted_pmi_by_hand():
     """p_raw = c_raw - lam * f_raw (each summed, or a mean over its own tokens); the logistic maps the
     quartiles to 0.25 and 0.75 and their midpoint to 0.5, keeping the order."""
-    from dialeval.holistic.scorer import check_pmi_weight, logistic, pmi_anchors, pmi_raw
+    from dialeval.holistic.normalisation import check_pmi_weight, logistic, pmi_anchors, pmi_raw
 
     coherence, fluency = [(-10.0, 5), (-6.0, 3)], [(-20.0, 4), (-4.0, 4)]
     assert pmi_raw(coherence, fluency, 0.5, "sum") == pytest.approx([0.0, -4.0])  # -10 + 10, -6 + 2
@@ -139,7 +138,8 @@ def test_weighted_pmi_by_hand():
     assert pmi_anchors([(-float(i), 1) for i in range(5)], [(0.0, 1)] * 5, 0.7, "sum") == pytest.approx((-3.0, -1.0))
     with pytest.raises(ValueError, match="quartiles are equal"):
         pmi_anchors([(-1.0, 1)] * 4, [(0.0, 1)] * 4, 1.0, "sum")
-    assert check_pmi_weight("coherence", None) is None and check_pmi_weight("coherence", 0) is None
+    assert check_pmi_weight("coherence", None) == 0.85 and check_pmi_weight("coherence", 0) is None  # 0: the paper's
+    assert check_pmi_weight("fluency", None) is None
     assert check_pmi_weight("coherence", 1) == 1.0
     for bad in (1.5, -0.1, "1", True):
         with pytest.raises(ValueError, match="pmi_weight"):
@@ -149,10 +149,11 @@ def test_weighted_pmi_by_hand():
 
 
 def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
-    """pmi_weight: the summed log-probability given the query minus lam times the sum alone, each
-    from a plain forward pass; the scores are the logistic through the set's (or the stored
+    """pmi_weight: the log-probability given the query minus lam times the one alone, each from a
+    plain forward pass and summed (reduction="sum") or, by default, a mean over its own tokens, with
+    lam 0.85 unless given; the scores are the logistic through the set's (or the stored
     calibration's) quartiles; an echo of the query is flagged and gets the worst values."""
-    from dialeval.holistic import scorer as holistic
+    from dialeval.holistic import normalisation as holistic
     from dialeval.holistic.scales import LOGPROB_FLOOR
 
     path, model, tokenizer = tiny
@@ -162,14 +163,20 @@ def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
              for q, r in zip(QUERIES, RESPONSES)]
     alone = [sum(plain_token_logprobs(model, eos, tokenizer.encode(r))) for r in RESPONSES]
     by_hand = [c - 0.4 * f for c, f in zip(given, alone)]
-    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0.4)
+    lengths_given = [len(tokenizer.encode(" " + r)) for r in RESPONSES]
+    lengths_alone = [len(tokenizer.encode(r)) for r in RESPONSES]
+    default = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set")  # lam 0.85, each term's mean
+    assert default["coherence_pmi_scores"] == pytest.approx(
+        [c / n - 0.85 * f / m for c, n, f, m in zip(given, lengths_given, alone, lengths_alone)], abs=1e-5)
+    assert "|reduction:mean|pmi:0.85|cutoff:q25-q75-of-set|" in default["signature"]
+    result = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0.4, reduction="sum")
     assert result["coherence_pmi_scores"] == pytest.approx(by_hand, abs=1e-4)
     assert result["coherence_raw_scores"] == pytest.approx(given, abs=1e-4)
     anchors = (np.percentile(by_hand, 25), np.percentile(by_hand, 75))
     assert result["coherence_anchors"] == pytest.approx(anchors, abs=1e-4)
     assert result["coherence_scores"] == pytest.approx(holistic.logistic(by_hand, anchors), abs=1e-5)
     assert "|reduction:sum|pmi:0.4|cutoff:q25-q75-of-set|" in result["signature"]
-    pair = scorer.score("coherence", RESPONSES, QUERIES, cutoff=(-30.0, -10.0), pmi_weight=0.4)
+    pair = scorer.score("coherence", RESPONSES, QUERIES, cutoff=(-30.0, -10.0), pmi_weight=0.4, reduction="sum")
     assert pair["coherence_scores"] == pytest.approx(holistic.logistic(by_hand, (-30.0, -10.0)), abs=1e-5)
     assert "|cutoff:-30..-10|" in pair["signature"]
     plain = scorer.score("coherence", RESPONSES, QUERIES, cutoff="set", pmi_weight=0)  # 0: the paper's coherence
@@ -179,11 +186,11 @@ def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
     assert echo["flags"][0] == ["echo"] and echo["coherence_scores"][0] == 0.0
     assert echo["coherence_pmi_scores"][0] == LOGPROB_FLOOR and echo["coherence_scores"][1] > 0.0
     with pytest.raises(ValueError, match="no stored calibration log-probabilities .*--logprobs --write"):
-        scorer.score("coherence", RESPONSES, QUERIES, pmi_weight=0.4)  # the default cutoff: the stored calibration
+        scorer.score("coherence", RESPONSES, QUERIES)  # the default cutoff: the stored calibration
     with pytest.raises(ValueError, match="quartiles are equal .* use cutoff='model'"):
         scorer.score("coherence", RESPONSES[:1], QUERIES[:1], cutoff="set", pmi_weight=0.4)  # one response: no scale
     for bad in (-5.0, (1.0, -1.0), "mean"):
-        with pytest.raises(ValueError, match="with pmi_weight, cutoff must be"):
+        with pytest.raises(ValueError, match="takes cutoff 'model', 'set' or a pair"):
             scorer.score("coherence", RESPONSES, QUERIES, cutoff=bad, pmi_weight=0.4)
     with pytest.raises(ValueError, match="coherence only"):
         scorer.score("fluency", RESPONSES, pmi_weight=0.4)
@@ -192,7 +199,7 @@ def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
     table.write_text(json.dumps({str(path): {"weights": scorer.model_name, "logprobs": calibration},
                                  "other": {"weights": "x", "logprobs": {}}}))
     monkeypatch.setattr(holistic, "CALIBRATION_LOGPROBS_FILE", table)
-    stored = LikelihoodScorer(str(path)).score("coherence", RESPONSES, QUERIES, pmi_weight=0.5)
+    stored = LikelihoodScorer(str(path)).score("coherence", RESPONSES, QUERIES, pmi_weight=0.5, reduction="sum")
     assert stored["coherence_anchors"] == pytest.approx([-5.5, -1.5])  # -i + 0.5 over i = 0..8: quartiles -6 + .5, -2 + .5
     assert "|cutoff:stored-q25-q75|" in stored["signature"]
     assert holistic.stored_logprobs(str(path), "other-weights") is None
@@ -218,7 +225,7 @@ def test_weighted_pmi_through_the_runner_takes_the_whole_inputs_quartiles(tiny):
 
 def test_known_cutoffs_table(tmp_path, monkeypatch):
     """Models that cannot carry a file (the GGUF-built local SmolLM2) have their cutoffs in dialeval's table."""
-    from dialeval.holistic import scorer as holistic
+    from dialeval.holistic import normalisation as holistic
 
     table = tmp_path / "cutoffs.json"
     table.write_text(json.dumps({"smollm2-135m-instruct": {"cutoffs": {"coherence": -4.5, "fluency_sum": -40.0},
@@ -251,7 +258,7 @@ def test_shipped_cutoffs_table():
     """dialeval/holistic/cutoffs.json (python -m dialeval.holistic.calibration): every aspect and reduction
     for the un-tuned local LM; the sums that dialeval/smollm2-dailydialog's own file lacks, pinned to
     its weights. Its means there equal the training run's (same 1,000 validation pairs)."""
-    from dialeval.holistic.scorer import known_cutoffs
+    from dialeval.holistic.normalisation import known_cutoffs
 
     untuned = known_cutoffs("smollm2-135m-instruct", "smollm2-135m-instruct@a0d0efd9a644")
     # the tensors it was calibrated on: the base the bundled SmolLM2 adapter checks before loading
@@ -266,28 +273,39 @@ def test_shipped_cutoffs_table():
     assert known_cutoffs("dialeval/smollm2-dailydialog", "dialeval/smollm2-dailydialog@000000000000") == {}
 
 
-def test_shipped_calibration_logprobs_are_the_bundled_defaults_and_reproduce_its_cutoffs():
+def test_shipped_calibration_logprobs_are_the_bundled_models_and_reproduce_their_cutoffs():
     """dialeval/holistic/calibration_logprobs.json (python -m dialeval.holistic.calibration --logprobs
-    --write): recorded for the bundled default's weights, over the same 1,000 pairs as the cutoffs
-    stored beside those weights, which its 5th percentiles reproduce (sums kept to 4 decimals);
-    weighted PMI's quartiles at lam = 0.95 pinned."""
-    from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
-    from dialeval.holistic.scorer import (
-        CALIBRATION_LOGPROBS_FILE, REDUCTIONS, cutoff_key, pmi_anchors, read_cutoffs, reduce_logprobs,
+    --write): for the bundled Gemma adapter (the default), the bundled SmolLM2 adapter and the
+    un-tuned SmolLM2 (the fallback), each recorded for the weights in hub/ (the un-tuned one for the
+    tensors its cutoffs were taken from), over the same 1,000 pairs as the cutoffs stored for those
+    weights, which its 5th percentiles reproduce (sums kept to 4 decimals); the default's quartiles
+    (lam 0.85, each term a mean) and lam 0.95's summed ones pinned."""
+    from dialeval.holistic.defaults import DEFAULT_LM
+    from dialeval.holistic.normalisation import (
+        CALIBRATION_LOGPROBS_FILE, KNOWN_CUTOFFS_FILE, REDUCTIONS, cutoff_key, known_cutoffs, pmi_anchors,
+        read_cutoffs, reduce_logprobs,
     )
-    from dialeval.models.hub import weights_id
+    from dialeval.models.hub import bundled_dir, weights_id
 
-    folder = CHECKOUT_ROOT / "hub" / LOCAL_LM_NAME
-    entry = json.loads(CALIBRATION_LOGPROBS_FILE.read_text(encoding="utf-8"))[DEFAULT_LM]
-    assert entry["weights"] == weights_id(DEFAULT_LM, folder)  # retrained weights need a new calibration
-    cutoffs = read_cutoffs(folder)
-    for aspect in ("coherence", "fluency"):
-        pairs = entry["logprobs"][aspect]
-        assert len(pairs) == 1000
-        for reduction in REDUCTIONS:
-            assert percentile_cutoff(reduce_logprobs(pairs, reduction)) == pytest.approx(
-                cutoffs[cutoff_key(aspect, reduction)], abs=1e-3)
-    assert pmi_anchors(entry["logprobs"]["coherence"], entry["logprobs"]["fluency"], 0.95, "sum") == pytest.approx(
+    table = json.loads(CALIBRATION_LOGPROBS_FILE.read_text(encoding="utf-8"))
+    assert set(table) == {DEFAULT_LM, "dialeval/smollm2-dailydialog", "smollm2-135m-instruct"}
+    for name, entry in table.items():
+        folder = bundled_dir(name)
+        if folder is not None:  # retrained weights need a new calibration
+            assert entry["weights"] == weights_id(name, folder), name
+        else:  # built from a GGUF on first use: the tensors of the shipped cutoffs
+            assert entry["tensors"] == json.loads(KNOWN_CUTOFFS_FILE.read_text(encoding="utf-8"))[name]["tensors"]
+        cutoffs = {**known_cutoffs(name), **(read_cutoffs(folder) if folder is not None else {})}
+        for aspect in ("coherence", "fluency"):
+            pairs = entry["logprobs"][aspect]
+            assert len(pairs) == 1000
+            for reduction in REDUCTIONS:
+                assert percentile_cutoff(reduce_logprobs(pairs, reduction)) == pytest.approx(
+                    cutoffs[cutoff_key(aspect, reduction)], abs=1e-3), (name, aspect, reduction)
+    default = table[DEFAULT_LM]["logprobs"]
+    assert pmi_anchors(default["coherence"], default["fluency"], 0.85, "mean") == pytest.approx(
+        (-0.38081, 0.07552), abs=1e-4)
+    assert pmi_anchors(default["coherence"], default["fluency"], 0.95, "sum") == pytest.approx(
         (-0.98031, 4.33509), abs=1e-3)
 
 
@@ -465,13 +483,16 @@ def test_evaluate_module_configurations(tiny):
     coherence = dialeval.load("holistic", "coherence")
     a = coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path), cutoff="set")
     scorer = coherence._cached_scorer
-    b = coherence.compute(queries=[[q] for q in QUERIES], responses=RESPONSES, model=str(path), cutoff=-9.0)
+    with pytest.raises(ValueError, match=r"takes cutoff 'model', 'set' or a pair .*-9\.0; .*pass pmi_weight=0"):
+        coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path), cutoff=-9.0)
+    b = coherence.compute(queries=[[q] for q in QUERIES], responses=RESPONSES, model=str(path), cutoff=-9.0,
+                          pmi_weight=0)
     assert coherence._cached_scorer is scorer  # nothing reloaded
     assert a["coherence_raw_scores"] == pytest.approx(b["coherence_raw_scores"])
     pmi = coherence.compute(queries=QUERIES, responses=RESPONSES, model=str(path), cutoff="set", pmi_weight=0.5)
     assert pmi["coherence_pmi_scores"] == pytest.approx(
-        [c - 0.5 * f for c, f in zip(scorer.coherence_raw(QUERIES, RESPONSES, reduction="sum"),
-                                     scorer.fluency_raw(RESPONSES, reduction="sum"))], abs=1e-4)
+        [c - 0.5 * f for c, f in zip(scorer.coherence_raw(QUERIES, RESPONSES, reduction="mean"),
+                                     scorer.fluency_raw(RESPONSES, reduction="mean"))], abs=1e-5)
     fluency = dialeval.load("holistic", "fluency")
     assert len(fluency.compute(responses=RESPONSES, model=str(path), cutoff=-100.0)["fluency_scores"]) == 3
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['pmi_weight'\]"):

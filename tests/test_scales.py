@@ -55,11 +55,13 @@ def module_only_scores() -> dict[str, dict[str, list[float]]]:
 OPTIONS = {
     "multiref": {"meteor": "nltk"},  # the METEOR jar gives the same name, with a JVM to start
     "fed": {"level": "both"},
-    "holistic": {"cutoff": -10.0},
+    "holistic": {"cutoff": -10.0, "pmi_weight": 0},  # a fixed cutoff is Pang et al.'s coherence's (below: PMI's)
 }
 TINY_LM = ("fed", "holistic", "full")
-# Sub-scores that only an option produces, and the options that produce them (added to the defaults' run).
-OPTION_ONLY = {"holistic": {"aspects": ["coherence"], "cutoff": "set", "pmi_weight": 1.0}}  # coherence_pmi
+# Sub-scores that only other options produce, and those options (added to the run with OPTIONS): holistic's
+# default coherence, weighted PMI (coherence_pmi), takes the scored set's quartiles from a tiny LM, which has
+# no stored calibration
+OPTION_ONLY = {"holistic": {"aspects": ["coherence"], "cutoff": "set", "pmi_weight": None}}
 # Metrics not run here, and why.
 NOT_RUN = {"combined": "scores every other metric with its bundled weights (tests/test_combined.py)"}
 RUN = [metric for metric in registry.METRICS if metric not in NOT_RUN]

@@ -34,7 +34,8 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
     fed = FEDScorer(str(out), qualities=["interesting"])
     assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
     if preset == "dailydialog":  # the cutoffs of both reductions travel with the weights
-        from dialeval.holistic.scorer import LikelihoodScorer, read_cutoffs
+        from dialeval.holistic.normalisation import read_cutoffs
+        from dialeval.holistic.scorer import LikelihoodScorer
 
         assert set(read_cutoffs(out)) == {"coherence", "coherence_sum", "fluency", "fluency_sum"}
         result = LikelihoodScorer(str(out)).score("fluency", ["hello , how are you ?"])

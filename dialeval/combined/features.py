@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 
 @dataclass(frozen=True)
@@ -48,6 +48,11 @@ FEATURES: tuple[Feature, ...] = (
     Feature("embedding_average", "multiref", ("embedding_average",)),
 )
 JOBS: tuple[str, ...] = tuple(dict.fromkeys(f.job for f in FEATURES))
+# Options a component job runs with inside the combined metric, over its grid job's: the features the
+# bundled model was trained on. Holistic coherence is Pang et al.'s (``pmi_weight=0``): weighted PMI
+# became holistic's default on 2026-11-26, after the model was trained, and training on it needs
+# every grid job rescored (about three CPU hours), so the model keeps its inputs until it is retrained.
+PINNED_OPTIONS: dict[str, dict[str, Any]] = {"holistic": {"pmi_weight": 0}}
 
 
 def feature_table(job_scores: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, list[float]]:

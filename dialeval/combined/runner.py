@@ -3,9 +3,11 @@ per-pattern linear model (:mod:`dialeval.combined.model`).
 
 Each component is a meta-evaluation grid job (:func:`dialeval.registry.grid_jobs`), run with the
 options it has on the set named by ``held_out`` (FED's dialogue level on ``fed-dialog``) or on
-generic items, and read through :func:`dialeval.scoring.cache.scores_for` with the same key as
-``dialeval benchmark --all``: scoring with ``combined`` after the grid (or a second time) costs
-only the regression. A component that does not apply to the items (no references, no contexts) is
+generic items, over which :data:`dialeval.combined.features.PINNED_OPTIONS` keep the options the
+model was trained with (holistic coherence as in Pang et al.), and read through
+:func:`dialeval.scoring.cache.scores_for` with the same key as ``dialeval benchmark --all`` for an
+unpinned job: scoring with ``combined`` after the grid (or a second time) costs only the regression
+and the pinned jobs. A component that does not apply to the items (no references, no contexts) is
 left out and the model for the remaining features is used; a component whose weights cannot be had
 is left out with a warning, its features count as their training mean, and the signature names it
 (``missing:<job>``).
@@ -71,8 +73,9 @@ class Components:
 
 
 def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False) -> Components:
-    """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, through the score cache."""
-    from dialeval.combined.features import JOBS
+    """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, with the grid job's
+    options and :data:`~dialeval.combined.features.PINNED_OPTIONS`, through the score cache."""
+    from dialeval.combined.features import JOBS, PINNED_OPTIONS
     from dialeval.models import ModelNotFoundError
     from dialeval.core.degenerate import floors_as_missing
     from dialeval.registry import grid_jobs, spec
@@ -80,7 +83,7 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
 
     found = Components()
     for job in (j for j in grid_jobs() if j.name in JOBS):
-        options = job.options_on(set_name or "", items)
+        options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
         try:
             entry = scores_for(job.metric, options, items, refresh, progress=False)
         except ModelNotFoundError as e:

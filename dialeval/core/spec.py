@@ -279,6 +279,10 @@ class MetricSpec:
     # default that depends on what can be had, e.g. the published model or a bundled stand-in): keys
     # its cached scores, so a default that resolves differently never reuses the other's scores
     default_models: Callable[[], Mapping[str, str]] | None = None
+    # runner option -> its default when it is a setting, not a model (holistic's pmi_weight): keys the
+    # metric's own cached scores and human references, so an earlier default's scores are never reused;
+    # a metric that reads this one fixes the options it runs it with itself (the combined metric)
+    default_settings: Mapping[str, str] = field(default_factory=dict)
     build_hints: Mapping[str, str] = field(default_factory=dict)
     # a published model id -> the bundled stand-in used when the published one cannot be had
     hub_alternatives: Mapping[str, str] = field(default_factory=dict)

@@ -51,7 +51,7 @@ def _likelihood_rows(scorer: Any, aspect: str, responses: list[str], queries: li
                      cutoff: float | str, reduction: str | None) -> tuple[dict[str, list[float]], list[str]]:
     """Normalised and raw scores per reduction (both unless one is asked for), from one LM pass:
     rows ``"<aspect> (<reduction>)"`` and ``"<aspect>_raw (<reduction>)"``."""
-    from dialeval.holistic.scorer import REDUCTIONS, check_reduction, normalise, reduce_logprobs
+    from dialeval.holistic.normalisation import REDUCTIONS, check_reduction, normalise, reduce_logprobs
     from dialeval.core.results import make_signature
 
     logprobs = scorer.logprobs(aspect, responses, queries, progress=True)

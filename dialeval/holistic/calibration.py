@@ -1,6 +1,6 @@
 """The stored cutoffs of holistic coherence and fluency (Pang et al. 2020): calibration of a model.
 
-A model's cutoff for an aspect and reduction (:func:`dialeval.holistic.scorer.cutoff_key`: ``coherence``,
+A model's cutoff for an aspect and reduction (:func:`dialeval.holistic.normalisation.cutoff_key`: ``coherence``,
 ``coherence_sum``, ``fluency``, ``fluency_sum``) is the 5th percentile of its raw scores over
 ``n_pairs`` DailyDialog validation (query, response) pairs drawn with ``random.Random(0)``, the
 pairs ``training/finetune_lm.py --preset dailydialog`` calibrates on. A trained model stores them
@@ -10,7 +10,7 @@ first use, cannot, so its entry lives in ``dialeval/holistic/cutoffs.json``::
     python -m dialeval.holistic.calibration --model smollm2-135m-instruct            # prints the cutoffs
     python -m dialeval.holistic.calibration --model smollm2-135m-instruct --write     # ... into that table
 
-Weighted PMI coherence (``pmi_weight=``, :func:`dialeval.holistic.scorer.pmi_raw`) is normalised with
+Weighted PMI coherence (``pmi_weight=``, :func:`dialeval.holistic.normalisation.pmi_raw`) is normalised with
 the quartiles of its raw values over the same pairs, for any weight: the pairs' summed
 log-probabilities and token counts, with and without the query, are stored per model and weights in
 ``dialeval/holistic/calibration_logprobs.json``::
@@ -26,7 +26,7 @@ import random
 from pathlib import Path
 from typing import Any, Sequence
 
-from dialeval.holistic.scorer import (
+from dialeval.holistic.normalisation import (
     CALIBRATION_LOGPROBS_FILE, KNOWN_CUTOFFS_FILE, PERCENTILE, REDUCTIONS, cutoff_key, percentile_cutoff, reduce_logprobs,
 )
 
@@ -57,7 +57,7 @@ def calibration_cutoffs(scorer: Any, pairs: Sequence[tuple[str, str]],
 
 def calibration_logprobs(scorer: Any, pairs: Sequence[tuple[str, str]]) -> dict[str, list[list[float]]]:
     """Per aspect, ``[summed log-probability (4 decimals), token count]`` of every pair's response:
-    what :func:`dialeval.holistic.scorer.pmi_anchors` takes the quartiles of, for any weight."""
+    what :func:`dialeval.holistic.normalisation.pmi_anchors` takes the quartiles of, for any weight."""
     queries, responses = [q for q, _ in pairs], [r for _, r in pairs]
     return {aspect: [[round(lp, 4), n] for lp, n in scorer.logprobs(aspect, responses, queries)]
             for aspect in ASPECTS}
@@ -81,7 +81,8 @@ def write_model_cutoffs(model: Any, tokenizer: Any, output: Path, n_pairs: int =
     on DailyDialog validation pairs beside a trained checkpoint (``training/finetune_lm.py --preset
     dailydialog``), so that any number of items is normalised the same way (``cutoff="model"``, the
     default of the holistic metric)."""
-    from dialeval.holistic.scorer import CUTOFFS_FILE, LikelihoodScorer
+    from dialeval.holistic.normalisation import CUTOFFS_FILE
+    from dialeval.holistic.scorer import LikelihoodScorer
 
     pairs = validation_pairs(n_pairs)
     cutoffs = calibration_cutoffs(LikelihoodScorer((model.eval(), tokenizer)), pairs)
@@ -107,7 +108,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     scorer = LikelihoodScorer(args.model, device="cpu")
     pairs = validation_pairs(args.pairs)
     source = f"over {len(pairs)} DailyDialog validation pairs (random.Random(0))"
-    tensors = tensor_hash(scorer.scorer.model)  # matches a GGUF build whose files differ (scorer.shipped_entry)
+    tensors = tensor_hash(scorer.scorer.model)  # matches a GGUF build whose files differ (normalisation.shipped_entry)
     if args.logprobs:
         entry = {"logprobs": calibration_logprobs(scorer, pairs), "weights": scorer.model_name, "tensors": tensors,
                  "source": f"summed log-probability and token count of each response {source}"}

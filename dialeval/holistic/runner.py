@@ -83,8 +83,9 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
                   responses: tuple[str, ...]) -> float | tuple[float, float]:
     """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
     over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's); with
-    ``pmi_weight``, weighted PMI's quartiles ``(q25, q75)`` there instead. NaN when all are flagged."""
-    from dialeval.holistic.scorer import DEFAULT_PMI_REDUCTION, check_pmi_weight, likelihood_flags, percentile_cutoff
+    weighted PMI coherence (the default), its quartiles ``(q25, q75)`` there instead. NaN when all are flagged."""
+    from dialeval.holistic.normalisation import DEFAULT_PMI_REDUCTION, check_pmi_weight, percentile_cutoff
+    from dialeval.holistic.scorer import likelihood_flags
 
     kept = [i for i, flags in enumerate(likelihood_flags(aspect, responses, queries)) if not flags]
     if not kept:  # every response flagged: every score is the worst, there is no percentile to take
@@ -123,17 +124,18 @@ def run_holistic(
     """Holistic aspects of each item: coherence of ``response`` to ``context`` and fluency of
     ``response`` (normalised with the model's stored cutoffs by default; ``cutoff="set"`` takes the
     5th percentile of ``population``, the whole input, when given), consistency with the responder's
-    earlier turns in ``context`` (alternating; ``pmi_weight``: coherence as weighted PMI, see
-    :mod:`dialeval.holistic.scorer`), and diversity of the responses sharing the item's
+    earlier turns in ``context`` (alternating), and diversity of the responses sharing the item's
     ``group`` (or, without one, its exact context) in ``population`` (default: ``items``); NaN for an
     item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
     ``population``, so no score depends on the chunking. An item's flags are the union of those its
-    aspects set (:mod:`dialeval.core.degenerate`).
+    aspects set (:mod:`dialeval.core.degenerate`). Coherence is weighted PMI with ``pmi_weight``
+    (default 0.85; ``0``: Pang et al.'s coherence; :mod:`dialeval.holistic.scorer`).
 
     ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
     with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
     """
-    from dialeval.holistic.scorer import ASPECTS, CUTOFF_MODES, REDUCTIONS, check_pmi_weight
+    from dialeval.holistic.normalisation import CUTOFF_MODES, REDUCTIONS, check_pmi_weight
+    from dialeval.holistic.scorer import ASPECTS
     from dialeval.models import ModelNotFoundError
     from dialeval.core.options import check_choice, check_device, check_names, check_number
 

@@ -10,14 +10,15 @@ from dialeval.core.scales import Scale, bounded, raw
 LOGPROB_FLOOR = -1e6
 
 SCALES = {
-    "coherence": bounded("how likely the response is after the context under a dialogue LM; 0 at or below "
-                          "the 5th-percentile cutoff, 1 for certainty (with pmi_weight: the logistic of "
-                          "coherence_pmi, 0.25 and 0.75 at its calibration quartiles)"),
+    "coherence": bounded("how much more likely the response is after the context than alone under a dialogue "
+                          "LM: the logistic of coherence_pmi, 0.25 and 0.75 at its calibration quartiles (with "
+                          "pmi_weight=0, Pang et al.'s: how likely the response is after the context, 0 at or below "
+                          "the 5th-percentile cutoff, 1 for certainty)"),
     "coherence_raw": raw("coherence before normalisation: log-probability per response token given the "
                           "context (the sum with reduction='sum')", high=0.0, floor=LOGPROB_FLOOR),
-    "coherence_pmi": raw("weighted PMI of the response and its context (with pmi_weight lam): its summed (or mean) "
-                          "log-probability given the context minus lam times the same alone, in nats; higher = the "
-                          "context explains more of the response", floor=LOGPROB_FLOOR),
+    "coherence_pmi": raw("weighted PMI of the response and its context (pmi_weight lam, default 0.85): its mean "
+                          "(or summed) log-probability given the context minus lam times the same alone, in nats; "
+                          "higher = the context explains more of the response", floor=LOGPROB_FLOOR),
     "fluency": bounded("how likely the response is on its own, without the context, under a dialogue LM; 0 "
                         "at or below the 5th-percentile cutoff, 1 for certainty"),
     "fluency_raw": raw("fluency before normalisation: log-probability of the whole response alone, without "

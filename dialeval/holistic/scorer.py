@@ -2,11 +2,12 @@
 
 "Towards Holistic and Automatic Evaluation of Open-Domain Dialogue Generation".
 
-* **Context coherence** of a response ``r`` to a query ``q`` under a causal LM (the paper: GPT-2
-  fine-tuned on DailyDialog). Two reductions of the response tokens' natural-log likelihoods
-  ``l_t = log P(r_t | r_<t, q)`` are offered (``reduction=``): ``"mean"``, the paper's Eq. 1,
-  ``c_raw = (1/T_r) sum_t l_t``, and ``"sum"``, ``c_raw = sum_t l_t`` with no ``1/T_r``, what the
-  authors' released code computes. :data:`DEFAULT_REDUCTION` holds the measured choice.
+* **Context coherence** (Pang et al.'s, ``pmi_weight=0``) of a response ``r`` to a query ``q`` under
+  a causal LM (the paper: GPT-2 fine-tuned on DailyDialog). Two reductions of the response tokens'
+  natural-log likelihoods ``l_t = log P(r_t | r_<t, q)`` are offered (``reduction=``): ``"mean"``,
+  the paper's Eq. 1, ``c_raw = (1/T_r) sum_t l_t``, and ``"sum"``, ``c_raw = sum_t l_t`` with no
+  ``1/T_r``, what the authors' released code computes.
+  :data:`~dialeval.holistic.normalisation.DEFAULT_REDUCTION` holds the measured choice.
 * **Fluency** of ``r`` alone: ``f_raw = sum_t log P(r_t | r_<t)`` by default (``"sum"``; the mean,
   ``(1/T_r) sum_t ...``, is the paper's formula and correlates far less with the ratings here).
 * Both are normalised to [0, 1] with a cutoff ``s5``: ``s = -(max(s5, s_raw) - s5) / s5``, so a raw
@@ -18,18 +19,21 @@
   :mod:`dialeval.holistic.calibration`), so an item's score never depends on the other items scored with it.
   ``cutoff="set"`` takes the percentile of the scored set (numpy's linear interpolation; the lowest
   item then always scores 0), a number fixes it.
-* **Weighted PMI coherence** (``pmi_weight=lam``, an option beyond the paper; issue 32): coherence
+* **Weighted PMI coherence**, dialeval's default coherence (beyond the paper; issue 32): coherence
   subtracts part of what the reply's likelihood owes to the reply itself,
-  ``p_raw = c_raw - lam * f_raw`` (both summed over the reply's tokens by default, or each a mean
-  over its own tokens with ``reduction="mean"``; ``lam = 1`` is pointwise mutual information, ``0``
-  the paper's coherence). The likelihood of a reply given the query rewards replies that are likely
-  anyway (short, generic, another dialogue's); PMI does not. ``p_raw`` has no best value, so it is
+  ``p_raw = c_raw - lam * f_raw`` with ``lam = pmi_weight``
+  (:data:`~dialeval.holistic.normalisation.DEFAULT_PMI_WEIGHT`, 0.85, unless given), both terms a mean over their own tokens (the reply after the query, the reply alone) unless
+  ``reduction="sum"`` sums both; ``lam = 1`` is pointwise mutual information, ``pmi_weight=0`` Pang
+  et al.'s coherence above. The likelihood of a reply given the query rewards replies that are
+  likely anyway (short, generic, another dialogue's): the paper's coherence put the real reply above
+  another dialogue's in 73 % of DailyDialog test contexts, ``lam = 0.85`` in 95 %
+  (``benchmarks/results/behaviour-pmi-mean.md``, where the weight was chosen on validation contexts).
+  ``p_raw`` has no best value, so it is
   normalised by a logistic curve through its quartiles ``q25``, ``q75`` over the model's 1,000
   DailyDialog validation calibration pairs (:mod:`dialeval.holistic.calibration`;
   ``cutoff="set"``: the scored set's): ``coherence = 1 / (1 + exp(-k (p_raw - m)))``, ``m = (q25 +
   q75) / 2``, ``k = 2 ln 3 / (q75 - q25)``, so ``q25`` maps to 0.25 and ``q75`` to 0.75, and the
-  ranking is that of ``p_raw`` (no clipping). Measured on the behavioural suite and the human sets
-  in ``benchmarks/results/behaviour-pmi.md``.
+  ranking is that of ``p_raw`` (no clipping).
 * A degenerate response (:mod:`dialeval.core.degenerate`: ``empty``, including invisible
   characters only; ``no_words``, punctuation, emoji or markup only; ``repetitive``) is not run
   through the model: it gets coherence and fluency 0 (the worst), the raw log-probabilities their
@@ -59,7 +63,6 @@ EOS for fluency. A query given as a list of turns is joined with single spaces.
 from __future__ import annotations
 
 import functools
-import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -75,159 +78,15 @@ from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 from dialeval.models.hub import tensor_hash
 from dialeval.holistic.defaults import DEFAULT_LM
+from dialeval.holistic.normalisation import (
+    CALIBRATION_LOGPROBS_FILE, CUTOFFS_FILE, DEFAULT_PMI_REDUCTION, DEFAULT_REDUCTION, PERCENTILE, check_pmi_weight,
+    check_reduction, cutoff_key, logistic, normalise, percentile_cutoff, pmi_anchors, pmi_raw, quartiles,
+    reduce_logprobs, stored_cutoffs, stored_logprobs,
+)
 from dialeval.holistic.scales import SCALES
 
 ASPECTS = ("coherence", "fluency", "diversity", "consistency")
-PERCENTILE = 5.0
-CUTOFFS_FILE = "dialeval_holistic.json"
-CUTOFF_MODES = ("model", "set")
-REDUCTIONS = ("mean", "sum")
-# Chosen by measurement on Pang et al.'s 200 coherence / fluency ratings with dialeval/smollm2-dailydialog
-# (metrics/holistic/README.md): fluency Spearman 0.807 (sum) vs 0.530 (mean), above the length-only
-# baseline 0.678; coherence 0.651 (sum) vs 0.634 (mean) is within noise, below the mean in Pearson
-# (0.571 vs 0.596), and a length-only baseline reaches 0.519, so coherence keeps the paper's Eq. 1.
-DEFAULT_REDUCTION = {"coherence": "mean", "fluency": "sum"}
-KNOWN_CUTOFFS_FILE = Path(__file__).resolve().parent / "cutoffs.json"
-CALIBRATION_LOGPROBS_FILE = Path(__file__).resolve().parent / "calibration_logprobs.json"
-PMI_QUARTILES = (25.0, 75.0)
-# weighted PMI was measured with summed log-probabilities (benchmarks/results/behaviour-pmi.md)
-DEFAULT_PMI_REDUCTION = "sum"
 ENTROPY_ORDERS = (1, 2, 3)
-
-
-# -- normalisation ---------------------------------------------------------------------------------
-
-
-def percentile_cutoff(raw: Sequence[float], percentile: float = PERCENTILE) -> float:
-    """The ``percentile``-th percentile of the raw scores (numpy, linear interpolation)."""
-    if len(raw) == 0:
-        raise ValueError("cannot take a percentile of no scores")
-    return float(np.percentile(np.asarray(raw, dtype=float), percentile))
-
-
-def normalise(raw: Sequence[float], cutoff: float) -> list[float]:
-    """``-(max(cutoff, s) - cutoff) / cutoff`` for each raw score ``s``: in [0, 1] when ``s <= 0``."""
-    if not cutoff < 0:
-        raise ValueError(f"the cutoff must be a negative log-likelihood, got {cutoff}")
-    return [min(1.0, -(max(cutoff, s) - cutoff) / cutoff) for s in raw]
-
-
-def cutoff_key(aspect: str, reduction: str) -> str:
-    """The name of a stored cutoff: ``"coherence"`` (mean, the paper's Eq. 1), ``"coherence_sum"``, ..."""
-    return aspect if reduction == "mean" else f"{aspect}_{reduction}"
-
-
-def read_cutoffs(model_dir: str | Path) -> dict[str, float]:
-    """Cutoffs stored with a checkpoint (``{"coherence": c5, "fluency": f5, ...}``); ``{}`` if none."""
-    path = Path(model_dir) / CUTOFFS_FILE
-    if not path.is_file():
-        return {}
-    try:
-        return {k: float(v) for k, v in json.loads(path.read_text(encoding="utf-8"))["cutoffs"].items()}
-    except (KeyError, TypeError, ValueError, json.JSONDecodeError) as e:
-        raise ValueError(f"{path}: expected {{\"cutoffs\": {{name: number}}}} ({e})") from None
-
-
-def shipped_entry(path: Path, name: str, weights: str | None = None,
-                  tensors: Callable[[], str] | None = None) -> dict[str, Any]:
-    """The entry for model ``name`` in one of dialeval's shipped JSON tables (``{}`` if none), if it
-    was recorded for these weights: its ``weights`` id equals ``weights`` (the files' hash), or its
-    ``tensors`` equals ``tensors()`` (:func:`dialeval.models.hub.tensor_hash`, computed only then).
-    The second holds for a model built from a GGUF on first use, whose files (``config.json`` names
-    the transformers version that wrote it) differ between installs while its tensors do not."""
-    table = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {}
-    entry = table.get(name) or table.get(Path(name).name) or {}
-    if weights is None or entry.get("weights") in (None, weights):
-        return entry
-    return entry if entry.get("tensors") and tensors is not None and tensors() == entry["tensors"] else {}
-
-
-def known_cutoffs(name: str, weights: str | None = None, tensors: Callable[[], str] | None = None) -> dict[str, float]:
-    """Cutoffs dialeval ships in ``dialeval/holistic/cutoffs.json`` (written by
-    :mod:`dialeval.holistic.calibration`), keyed by model name, for a model that cannot carry its own file
-    (the un-tuned local LM, built from a GGUF on first use) or whose file lacks a reduction. An entry
-    recorded for other weights (:func:`shipped_entry`) is ignored."""
-    entry = shipped_entry(KNOWN_CUTOFFS_FILE, name, weights, tensors)
-    return {k: float(v) for k, v in entry.get("cutoffs", {}).items()}
-
-
-def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None = None,
-                   tensors: Callable[[], str] | None = None) -> dict[str, float]:
-    """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
-    resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
-    :func:`known_cutoffs` for the same weights."""
-    from dialeval.models.hub import bundled_dir
-    from dialeval.models import ModelNotFoundError, resolve_model
-
-    folders = [config_path, str(bundled_dir(model_name) or "")]  # bundled: online, a dialeval id resolves to the Hub
-    try:
-        folders.insert(0, resolve_model(model_name))
-    except (ModelNotFoundError, ValueError):
-        pass
-    found: dict[str, float] = {}
-    for folder in folders:
-        if folder and Path(folder).is_dir() and (found := read_cutoffs(folder)):
-            break
-    return {**known_cutoffs(model_name, weights, tensors), **found}
-
-
-# -- weighted PMI ------------------------------------------------------------------------------------
-
-
-def check_pmi_weight(aspect: str, pmi_weight: Any) -> float | None:
-    """``None`` (the paper's coherence) or the weight ``lam`` in (0, 1] of weighted PMI coherence;
-    0 means the paper's coherence too. ``ValueError`` for anything else, or for fluency."""
-    from dialeval.core.options import check_number
-
-    if pmi_weight is None:
-        return None
-    if aspect != "coherence":
-        raise ValueError(f"pmi_weight applies to coherence only, not {aspect}")
-    weight = float(check_number("pmi_weight", pmi_weight, minimum=0.0, maximum=1.0))
-    return weight or None
-
-
-def weighted_pmi(coherence_raw: float, fluency_raw: float, weight: float) -> float:
-    """``p_raw = c_raw - weight * f_raw`` of one response, from its reduced raw coherence and fluency."""
-    return coherence_raw - weight * fluency_raw
-
-
-def pmi_raw(coherence: Sequence[tuple[float, int]], fluency: Sequence[tuple[float, int]], weight: float,
-            reduction: str) -> list[float]:
-    """:func:`weighted_pmi` per response, from ``(sum of log-probs, token count)`` pairs given the
-    query (``coherence``) and alone (``fluency``), each reduced with ``reduction``."""
-    return [weighted_pmi(c, f, weight)
-            for c, f in zip(reduce_logprobs(coherence, reduction), reduce_logprobs(fluency, reduction))]
-
-
-def quartiles(raw: Sequence[float]) -> tuple[float, float]:
-    """``(q25, q75)`` of raw weighted PMI values (numpy, linear interpolation); ``ValueError`` when
-    they are equal (one response, or identical ones), which leaves no scale to normalise with."""
-    low, high = (percentile_cutoff(raw, q) for q in PMI_QUARTILES)
-    if not high > low:
-        raise ValueError(f"weighted PMI's quartiles are equal ({low:g}) over {len(raw)} responses: no scale to "
-                         "normalise with; use cutoff='model' (the stored calibration) or a pair (q25, q75)")
-    return low, high
-
-
-def pmi_anchors(coherence: Sequence[tuple[float, int]], fluency: Sequence[tuple[float, int]], weight: float,
-                reduction: str) -> tuple[float, float]:
-    """The :func:`quartiles` of :func:`pmi_raw` over calibration responses."""
-    return quartiles(pmi_raw(coherence, fluency, weight, reduction))
-
-
-def logistic(raw: Sequence[float], anchors: tuple[float, float]) -> list[float]:
-    """``1 / (1 + exp(-k (s - m)))`` per raw score ``s``, ``m`` the anchors' midpoint and ``k = 2 ln 3 /
-    (high - low)``: the low anchor maps to 0.25, the high one to 0.75; NaN stays NaN."""
-    low, high = anchors
-    middle, slope = (low + high) / 2, 2 * math.log(3) / (high - low)
-    return [s if math.isnan(s) else 1 / (1 + math.exp(min(700.0, -slope * (s - middle)))) for s in raw]
-
-
-def stored_logprobs(model_name: str, weights: str, tensors: Callable[[], str] | None = None) -> dict[str, list] | None:
-    """The calibration pairs' log-probabilities stored for ``model_name`` with these weights
-    (``dialeval/holistic/calibration_logprobs.json``, :func:`shipped_entry`); ``None`` if none."""
-    return shipped_entry(CALIBRATION_LOGPROBS_FILE, model_name, weights, tensors).get("logprobs")
 
 
 # -- coherence and fluency ---------------------------------------------------------------------------
@@ -254,20 +113,6 @@ def likelihood_flags(aspect: str, responses: Sequence[str], queries: Sequence[An
     if aspect == "coherence" and queries is not None:
         return [reply_flags(_query_turns(q, i), r) for i, (q, r) in enumerate(zip(queries, responses))]
     return [response_flags(r) for r in responses]
-
-
-def check_reduction(aspect: str, reduction: str | None) -> str:
-    """``reduction`` or the aspect's default; ``ValueError`` for anything but ``"mean"``/``"sum"``."""
-    if reduction is None:
-        return DEFAULT_REDUCTION[aspect]
-    if reduction not in REDUCTIONS:
-        raise ValueError(f"reduction must be one of {list(REDUCTIONS)}, got {reduction!r}")
-    return reduction
-
-
-def reduce_logprobs(scores: Sequence[tuple[float, int]], reduction: str) -> list[float]:
-    """``(sum of log-probs, token count)`` pairs to raw scores: ``sum / count`` (mean) or ``sum``."""
-    return [lp / n if reduction == "mean" else lp for lp, n in scores]
 
 
 class LikelihoodScorer:
@@ -375,15 +220,17 @@ class LikelihoodScorer:
         if cutoff == "model":
             if self.calibration is None:
                 raise ValueError(
-                    f"{self.model_name} has no stored calibration log-probabilities for pmi_weight "
-                    f"({CALIBRATION_LOGPROBS_FILE.name}): run python -m dialeval.holistic.calibration --model "
-                    "<name> --logprobs --write, or pass cutoff='set' (the quartiles of the scored set)")
+                    f"{self.model_name} has no stored calibration log-probabilities for weighted PMI coherence "
+                    f"(pmi_weight={weight:g}; {CALIBRATION_LOGPROBS_FILE.name}): run python -m "
+                    "dialeval.holistic.calibration --model <name> --logprobs --write, or pass cutoff='set' (the "
+                    "quartiles of the scored set) or pmi_weight=0 (Pang et al.'s coherence)")
             return pmi_anchors(self.calibration["coherence"], self.calibration["fluency"], weight, reduction), "stored-q25-q75"
         if (isinstance(cutoff, (tuple, list)) and len(cutoff) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cutoff) and cutoff[1] > cutoff[0]):
             return (float(cutoff[0]), float(cutoff[1])), f"{cutoff[0]:g}..{cutoff[1]:g}"
-        raise ValueError(f"with pmi_weight, cutoff must be 'model', 'set' or a pair (q25, q75) with q25 < q75, "
-                         f"got {cutoff!r}")
+        raise ValueError(f"weighted PMI coherence (pmi_weight={weight:g}) takes cutoff 'model', 'set' or a pair "
+                         f"(q25, q75) with q25 < q75, got {cutoff!r}; a negative number is a cutoff of Pang et al.'s "
+                         "coherence: pass pmi_weight=0 with it")
 
     def _unflagged(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None, n_columns: int,
                    compute: Callable[..., Sequence[Sequence[float]]]) -> tuple[list[list[str]], list[int], list[list[float]]]:

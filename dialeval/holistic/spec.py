@@ -10,6 +10,7 @@ from dialeval.core.spec import (
 )
 from dialeval.holistic import augment, scales
 from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
+from dialeval.holistic.normalisation import DEFAULT_PMI_WEIGHT
 from dialeval.holistic.runner import default_holistic_model, default_nli_model, run_holistic
 
 ASPECTS = ("coherence", "fluency", "consistency")
@@ -147,6 +148,7 @@ SPEC = MetricSpec(
     scales=lambda: scales.SCALES,
     bundled=(LOCAL_LM_NAME, "smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
     default_models=lambda: {"model": default_holistic_model(), "nli": default_nli_model()},
+    default_settings={"pmi_weight": f"{DEFAULT_PMI_WEIGHT:g}"},
     build_hints={LM: LM_BUILD, LOCAL_LM_NAME: LM_BUILD, "gpt2": LM_BUILD,
                  SMOLLM2_LM: SMOLLM2_BUILD, "smollm2-dailydialog": SMOLLM2_BUILD,
                  NLI: NLI_BUILD, "minilm-nli": NLI_BUILD, "roberta-large-mnli": NLI_BUILD,

@@ -28,7 +28,9 @@ Four aspects of open-domain dialogue from pretrained models, without references 
 context coherence (log-likelihood of the response given the query under a causal LM fine-tuned on
 dialogue: the mean over response tokens, the paper's Eq. 1, or the sum, the authors' code), fluency
 (the same for the response alone), both normalised to [0, 1] with a 5th-percentile cutoff stored with
-the model; diversity (n-gram entropy, n = 1..3, of the responses a model gave to a query and its
+the model; by default coherence subtracts 0.85 x the response's own mean log-likelihood (weighted PMI,
+beyond the paper: the paper's coherence rewards a reply written for another dialogue; pmi_weight=0
+restores it); diversity (n-gram entropy, n = 1..3, of the responses a model gave to a query and its
 paraphrases); logical self-consistency (1 - mean NLI contradiction probability between a response and
 the same speaker's earlier utterances).
 """
@@ -36,7 +38,7 @@ the same speaker's earlier utterances).
 _KWARGS_DESCRIPTION = """
 Args, configuration "coherence":
     queries (list of str, or list of list of str): the query (or its turns, joined by spaces).
-    responses (list of str): empty strings are scored as the model's EOS token.
+    responses (list of str): an empty or other degenerate reply scores 0 and is flagged.
 Args, configuration "fluency":
     responses (list of str).
 Args, both: model (str, default "dialeval/gemma3-dailydialog", else the un-tuned local SmolLM2;
@@ -44,10 +46,10 @@ Args, both: model (str, default "dialeval/gemma3-dailydialog", else the un-tuned
     with the model, the default; "set": 5th percentile of the scored set, the paper; or a negative
     number), reduction ("mean": Eq. 1; "sum": the authors' code; default per aspect, see the card),
     batch_size, device (default: CUDA when available).
-    Coherence only: pmi_weight (lam in [0, 1], default none: the paper's coherence): weighted PMI,
-    log P(r | q) - lam * log P(r) (summed by default), normalised by a logistic curve through its
-    quartiles on the model's calibration pairs (cutoff "model"), the scored set's ("set") or a
-    given pair (q25, q75); beyond the paper, see the card.
+    Coherence only: pmi_weight (lam in [0, 1], default 0.85; 0: the paper's coherence): weighted PMI,
+    log P(r | q) - lam * log P(r) (each a mean over its tokens; reduction="sum": summed), normalised
+    by a logistic curve through its quartiles on the model's calibration pairs (cutoff "model"), the
+    scored set's ("set") or a given pair (q25, q75); beyond the paper, see the card.
 Args, configuration "diversity":
     response_groups (list of list of str): the responses to a query and its paraphrases (>= 2 each).
 Args, configuration "consistency":
@@ -60,8 +62,9 @@ Args, configuration "consistency":
 Unknown keywords raise a ValueError.
 Returns:
     <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or
-    summed token log-likelihood) and <aspect>_cutoff (with pmi_weight: coherence_pmi(_scores), the
-    weighted PMI in nats, and coherence_anchors, its quartiles); diversity also entropy1..3; consistency also
+    summed token log-likelihood) and fluency_cutoff; coherence also coherence_pmi(_scores), the
+    weighted PMI in nats, and coherence_anchors, its quartiles (with pmi_weight=0: coherence_cutoff
+    instead); diversity also entropy1..3; consistency also
     consistency_pairs (how many earlier utterances were compared); signature.
     Range and direction: coherence, fluency, consistency: 0 to 1, higher = better; coherence_raw,
     fluency_raw: log-likelihoods, 0 or less, higher = better, raw (comparable under one model and
@@ -71,12 +74,12 @@ Returns:
 Examples:
     >>> coherence = evaluate.load("dialeval/holistic", "coherence")
     >>> results = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."])
-    >>> round(results["coherence"], 3), round(results["coherence_raw"], 3)
+    >>> round(results["coherence"], 3), round(results["coherence_pmi"], 3)
+    (0.993, 0.872)
+    >>> paper = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."],
+    ...                           pmi_weight=0)
+    >>> round(paper["coherence"], 3), round(paper["coherence_raw"], 3)
     (0.149, -3.627)
-    >>> pmi = coherence.compute(queries=["Do you like to read books?"], responses=["Yes, mostly science fiction."],
-    ...                         pmi_weight=0.95)
-    >>> round(pmi["coherence"], 2), pmi["coherence_pmi"] > 0
-    (0.94, True)
     >>> diversity = evaluate.load("dialeval/holistic", "diversity")
     >>> round(diversity.compute(response_groups=[["i like tea .", "i like coffee ."]])["entropy2"], 3)
     1.561
