@@ -122,6 +122,25 @@ def test_a_default_model_that_resolves_differently_misses_the_cache(monkeypatch)
     assert stand_in["grade"] == published["grade"]
 
 
+def test_a_default_setting_keys_the_metric_only(monkeypatch):
+    """holistic's pmi_weight omitted: another default setting (MetricSpec.default_settings) keys other
+    entries for holistic, not for the combined metric, which runs holistic with pinned options."""
+    import dataclasses
+
+    from dialeval import registry
+    from dialeval.scoring import cache as score_cache
+
+    assert registry.resolved_defaults("holistic")["holistic"]["pmi_weight"] == "0.85"
+    assert "pmi_weight" not in registry.resolved_defaults("combined")["holistic"]
+    items = [{"context": ["a"], "response": "b"}]
+    before = {m: score_cache.cache_key(m, {}, items) for m in ("holistic", "combined")}
+    declared = registry.spec
+    other = dataclasses.replace(declared("holistic"), default_settings={"pmi_weight": "0.5"})
+    monkeypatch.setattr(registry, "spec", lambda name: other if name == "holistic" else declared(name))
+    after = {m: score_cache.cache_key(m, {}, items) for m in ("holistic", "combined")}
+    assert after["holistic"] != before["holistic"] and after["combined"] == before["combined"]
+
+
 @pytest.fixture()
 def rated_file(tmp_path):
     rows = [
