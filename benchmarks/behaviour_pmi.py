@@ -22,7 +22,7 @@ never used to choose), by two rules, both printed:
 
 Then reported on the suite's DailyDialog *test* contexts (with the generic and gibberish replies,
 which coherence does not declare, as information) and, as Spearman with the human ratings, on every
-human-judgment set beside the bundled default (the grid's ``coherence`` cell, read from ``metaeval.json``). The
+human-judgment set beside Pang et al.'s coherence (the full grid's ``coherence`` cell, read from ``metaeval.json``). The
 bundled LM scores everything with ``reduction="sum"`` (both summed) or, with
 ``--reduction mean``, each term's mean over its own tokens, whose ``lam = 0`` is the paper's
 coherence, the default until 2026-11-26, when ``lam = 0.85`` became it (the mean run was made after the sum's human-set columns and an exploratory look at its own,
@@ -64,7 +64,7 @@ REDUCTIONS = ("sum", "mean")  # sum: both summed; mean (the default since 2026-1
 
 HOW = {"sum": ("both summed over the reply's tokens", "the summed coherence"),
        "mean": ("each the mean over its own tokens (the reply after the context, the reply alone)",
-                "the paper's Eq. 1, the default's raw score")}
+                "the paper's Eq. 1, Pang et al.'s coherence's raw score")}
 
 
 def options(reduction: str) -> dict:
@@ -101,19 +101,20 @@ def score_suite(split: str, n: int, reduction: str) -> dict:
     return score_replies("holistic", cases, replies, options(reduction))[0]
 
 
-def grid_default(name: str) -> float:
-    """The bundled default's Spearman on set ``name``: the grid's holistic coherence cell (read, not
-    rescored; ``ValueError`` if the grid was scored with another LM than today's default)."""
+def grid_paper_coherence(name: str) -> float:
+    """Pang et al.'s coherence's Spearman on set ``name``: the full grid's holistic coherence cell (read,
+    not rescored; ``ValueError`` if the grid was scored with another LM than today's default, or with
+    weighted PMI)."""
     cell = next(c for c in json.loads(GRID.read_text(encoding="utf-8"))["cells"]
                 if c["set"] == name and c["job"] == "holistic")
-    if f"model:{DEFAULT_LM}@" not in cell["signature"]:
+    if f"model:{DEFAULT_LM}@" not in cell["signature"] or "|pmi:" in cell["signature"]:
         raise ValueError(f"{GRID}: the holistic cell of {name} was scored with another LM than {DEFAULT_LM} "
-                         f"({cell['signature']}); rerun the grid first")
+                         f"or not as Pang et al.'s coherence ({cell['signature']}); rerun the grid first")
     return float(cell["correlations"]["coherence"]["spearman"])
 
 
 def human_correlations(reduction: str) -> list[dict]:
-    """Spearman with the human ratings per set: the bundled default (the grid's holistic cell) and
+    """Spearman with the human ratings per set: Pang et al.'s coherence (the grid's holistic cell) and
     every ``PMI_lam``; flagged replies rank as the worst."""
     job = next(j for j in spec("holistic").grid_jobs if j.name == "holistic")
     rows = []
@@ -124,7 +125,7 @@ def human_correlations(reduction: str) -> list[dict]:
         if "coherence" not in job.options_on(name, items).get("aspects", []):
             continue  # a set without contexts
         raw = scores_for("holistic", options(reduction), items, desc=f"{name} {reduction}")["per_item"]
-        row = {"set": name, "n": len(items), "default": grid_default(name)}
+        row = {"set": name, "n": len(items), "default": grid_paper_coherence(name)}
         for lam in LAMBDAS:
             pmi = np.array(pmi_column(raw["coherence_raw"], raw["fluency_raw"], lam), dtype=float)
             row[f"{lam:g}"] = float(spearmanr(np.where(np.isnan(pmi), -np.inf, pmi), human).statistic)
@@ -148,7 +149,7 @@ def human_table(rows: list[dict], chosen: dict[str, float | None]) -> str:
         marks = [rule for rule, lam in chosen.items() if lam is not None and f"{lam:g}" == name]
         return f"lam {name}" + (f" ({', '.join(marks)})" if marks else "")
 
-    lines = ["| set | N | bundled default | " + " | ".join(map(head, names)) + " |", "| --- " * (3 + len(names)) + "|"]
+    lines = ["| set | N | Pang et al.'s (grid) | " + " | ".join(map(head, names)) + " |", "| --- " * (3 + len(names)) + "|"]
     for row in rows:
         lines.append(f"| {row['set']} | {row['n']} | {row['default']:.3f} | "
                      + " | ".join(f"{row[n]:.3f}" for n in names) + " |")
@@ -184,7 +185,7 @@ def main() -> None:
             "first rule's human-set column had been read (module docstring), so its column is not a clean held-out "
             "estimate.\n\n"
             f"{table(validation, args.n, 'validation')}\n\n{table(test, args.n, 'test')}\n\n"
-            "Spearman with the human ratings (the bundled default: mean log-likelihood per token, the stored "
+            "Spearman with the human ratings (Pang et al.'s coherence: mean log-likelihood per token, the stored "
             "cutoff, as the grid scored it in `metaeval/metaeval.json`):\n\n" + human_table(human, chosen) + "\n")
     output.with_suffix(".md").write_text(text, encoding="utf-8")
     output.with_suffix(".json").write_text(json.dumps({
