@@ -27,10 +27,9 @@ CALIBRATION_LOGPROBS_FILE = Path(__file__).resolve().parent / "calibration_logpr
 PMI_QUARTILES = (25.0, 75.0)
 # Coherence's default (issue 32): the smallest weight at which every kind of reply coherence must catch
 # (echoes, a context-word salad, another dialogue's reply) loses to the real one in >= 90 % of 100
-# DailyDialog validation contexts, each term a mean over its own tokens (lam 0 is then the paper's Eq. 1)
-# (benchmarks/results/behaviour-pmi-mean.md); pmi_weight=0 gives Pang et al.'s coherence.
+# DailyDialog validation contexts, each term a mean over its own tokens (coherence's default reduction, so
+# lam 0 is the paper's Eq. 1; benchmarks/results/behaviour-pmi-mean.md); pmi_weight=0 gives Pang et al.'s.
 DEFAULT_PMI_WEIGHT = 0.85
-DEFAULT_PMI_REDUCTION = "mean"
 
 
 def percentile_cutoff(raw: Sequence[float], percentile: float = PERCENTILE) -> float:

@@ -84,7 +84,7 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
     """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
     over its responses that are not degenerate (as :meth:`LikelihoodScorer.score` takes a set's); with
     weighted PMI coherence (the default), its quartiles ``(q25, q75)`` there instead. NaN when all are flagged."""
-    from dialeval.holistic.normalisation import DEFAULT_PMI_REDUCTION, check_pmi_weight, percentile_cutoff
+    from dialeval.holistic.normalisation import check_pmi_weight, check_reduction, percentile_cutoff
     from dialeval.holistic.scorer import likelihood_flags
 
     kept = [i for i, flags in enumerate(likelihood_flags(aspect, responses, queries)) if not flags]
@@ -95,8 +95,9 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
     weight = check_pmi_weight(aspect, pmi_weight)
     if weight is None:
         return percentile_cutoff(scorer.raw(aspect, responses, queries, reduction))
-    pmi = scorer.pmi_values(queries, responses, weight, reduction or DEFAULT_PMI_REDUCTION)[1]
-    return scorer.resolve_anchors(pmi, "set", weight, reduction or DEFAULT_PMI_REDUCTION)[0]
+    reduction = check_reduction(aspect, reduction)
+    pmi = scorer.pmi_values(queries, responses, weight, reduction)[1]
+    return scorer.resolve_anchors(pmi, "set", weight, reduction)[0]
 
 
 def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,

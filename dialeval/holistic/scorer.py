@@ -79,7 +79,7 @@ from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, t
 from dialeval.models.hub import tensor_hash
 from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.normalisation import (
-    CALIBRATION_LOGPROBS_FILE, CUTOFFS_FILE, DEFAULT_PMI_REDUCTION, DEFAULT_REDUCTION, PERCENTILE, check_pmi_weight,
+    CALIBRATION_LOGPROBS_FILE, CUTOFFS_FILE, DEFAULT_REDUCTION, PERCENTILE, check_pmi_weight,
     check_reduction, cutoff_key, logistic, normalise, percentile_cutoff, pmi_anchors, pmi_raw, quartiles,
     reduce_logprobs, stored_cutoffs, stored_logprobs,
 )
@@ -121,7 +121,8 @@ class LikelihoodScorer:
     ``model`` is a name/path for :func:`dialeval.core.lm.load_causal_lm` or a ``(model, tokenizer)`` pair;
     ``device=None`` is CUDA when torch sees a GPU, else the CPU.
     ``cutoff`` (of :meth:`score`): ``"model"`` (stored with the model, the default), ``"set"`` (5th
-    percentile of the scored set, the paper) or a number.
+    percentile of the scored set, the paper) or a number; for weighted PMI coherence (the default
+    coherence) ``"model"`` (the stored calibration's quartiles), ``"set"`` or a pair ``(q25, q75)``.
     """
 
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
@@ -285,8 +286,9 @@ class LikelihoodScorer:
                   progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None) -> dict[str, Any]:
         """Weighted PMI coherence (module docstring): ``coherence`` (the logistic of ``coherence_pmi``),
         ``coherence_raw``, ``coherence_pmi``, per item and mean, ``coherence_anchors`` ``(q25, q75)``,
-        ``flags`` and the signature; ``reduction`` defaults to the sum."""
-        reduction = DEFAULT_PMI_REDUCTION if reduction is None else check_reduction("coherence", reduction)
+        ``flags`` and the signature; ``reduction`` defaults to coherence's (the mean, each term over its own
+        tokens)."""
+        reduction = check_reduction("coherence", reduction)
         if queries is None:
             raise ValueError("coherence needs queries (one query, or list of turns, per response)")
         if cutoff != "set":  # a missing calibration or a bad cutoff fails before the model runs
