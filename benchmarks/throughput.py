@@ -51,6 +51,8 @@ JOBS: dict[str, tuple[str, dict[str, Any]]] = {
     "full": ("full", {}),
     "holistic-coherence": ("holistic", {"aspects": ["coherence"]}),
     "holistic-fluency": ("holistic", {"aspects": ["fluency"]}),
+    # both in one call: fluency reads the reply-alone pass that weighted PMI coherence already ran
+    "holistic-coherence+fluency": ("holistic", {"aspects": ["coherence", "fluency"]}),
     "holistic-consistency": ("holistic", {"aspects": ["consistency"]}),
     "grade": ("grade", {}),
     "ssrem": ("ssrem", {}),

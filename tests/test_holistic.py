@@ -205,6 +205,31 @@ def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
     assert holistic.stored_logprobs(str(path), "other-weights") is None
 
 
+def test_reply_alone_pass_runs_once_for_coherence_and_fluency(tiny, monkeypatch):
+    """Weighted PMI's second term and fluency are the same reply-alone log-likelihood: the runner
+    scoring both runs each distinct reply alone through the model once (a repeated reply too), with the
+    plain loop's values; a scorer call without a shared dict keeps nothing for the next."""
+    from dialeval.holistic.runner import likelihood_scorer, run_holistic
+
+    path, model, tokenizer = tiny
+    scorer = likelihood_scorer(str(path), 16, None)
+    fed: list[tuple[int, ...]] = []
+    run = scorer.scorer.continuation_logprobs
+    monkeypatch.setattr(scorer.scorer, "continuation_logprobs",
+                        lambda prefix, conts: fed.extend(map(tuple, conts)) or run(prefix, conts))
+    replies = RESPONSES + [RESPONSES[0]]
+    items = [{"context": [q], "response": r} for q, r in zip(QUERIES + [QUERIES[1]], replies)]
+    scores, _ = run_holistic(items, aspects=["coherence", "fluency"], model=str(path), cutoff="set",
+                             pmi_weight=0.4, reduction="mean")
+    assert sorted(fed) == sorted(tuple(tokenizer.encode(r)) for r in RESPONSES)  # each reply alone once
+    assert scores["fluency_raw"] == pytest.approx(
+        [plain_mean_logprob(model, tokenizer, None, r) for r in replies], abs=1e-5)
+    fed.clear()
+    scorer.fluency_raw(RESPONSES[:1])
+    scorer.fluency_raw(RESPONSES[:1])
+    assert fed == [tuple(tokenizer.encode(RESPONSES[0]))] * 2
+
+
 def test_weighted_pmi_through_the_runner_takes_the_whole_inputs_quartiles(tiny):
     """A chunk scored with cutoff="set" and its whole input as population gets the input's quartiles."""
     from dialeval.holistic.runner import run_holistic

@@ -102,7 +102,7 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
 
 def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,
                 cutoff: Any, reduction: str | None, pmi_weight: float | None, batch_size: int,
-                device: str | None) -> dict[str, Any]:
+                device: str | None, alone: dict) -> dict[str, Any]:
     scorer = likelihood_scorer(model, batch_size, device)
     queries = [it["context"] for it in items]
     responses = [it["response"] for it in items]
@@ -113,7 +113,7 @@ def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] |
         if not (isinstance(found, float) and math.isnan(found)):  # else nothing real: the scorer's all-flagged case
             cutoff, label = found, ("q25-q75-of-input" if isinstance(found, tuple) else "p5-of-input")
     return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label,
-                        pmi_weight=pmi_weight)
+                        pmi_weight=pmi_weight, alone=alone)
 
 
 def run_holistic(
@@ -153,11 +153,12 @@ def run_holistic(
     per_item: dict[str, list[float]] = {}
     signatures = []
     flags: Flags = [[] for _ in items]  # per item, the union of the flags its aspects set
+    alone: dict = {}  # each reply's log P(r | EOS): weighted PMI's second term is fluency's raw score
     for aspect in aspects:
         try:
             if aspect in ("coherence", "fluency"):
                 result = _likelihood(aspect, items, population, model, cutoff, reduction, pmi_weight, batch_size,
-                                     device)
+                                     device, alone)
             elif aspect == "consistency":
                 scorer = consistency_scorer(nli, batch_size, device)
                 result = scorer.score([it["context"] for it in items], [it["response"] for it in items])

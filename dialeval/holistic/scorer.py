@@ -57,7 +57,9 @@ Text given to the LM: the prefix starts with the tokenizer's EOS token (else BOS
 ``<|endoftext|>`` is both), as every pair follows the previous pair's EOS in the fine-tuning text
 ``q + " " + r + eos``; then the query. The response is tokenised as ``" " + r`` after it (the
 tokenisation of ``q + " " + r``, which the model was fine-tuned on) and alone as ``r`` right after
-EOS for fluency. A query given as a list of turns is joined with single spaces.
+EOS for fluency. A query given as a list of turns is joined with single spaces. The reply-alone
+log-likelihood (fluency, and weighted PMI's second term) runs once per distinct reply of a call; calls
+that share an ``alone`` dict (the runner's coherence and fluency of the same items) share it too.
 """
 
 from __future__ import annotations
@@ -154,9 +156,9 @@ class LikelihoodScorer:
         return self._ids(lead + response) if response.strip() else list(self.start)
 
     def logprobs(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-                 progress: bool = False) -> list[tuple[float, int]]:
+                 progress: bool = False, alone: dict | None = None) -> list[tuple[float, int]]:
         """``(sum_t log P(r_t | ...), T_r)`` per response: given EOS + query (coherence, which needs
-        ``queries``) or EOS alone (fluency, one shared prefix)."""
+        ``queries``) or EOS alone (fluency, one shared prefix; see :meth:`alone_logprobs` for ``alone``)."""
         if isinstance(responses, str) or isinstance(queries, str):
             raise ValueError("queries and responses must be lists (one item per pair)")
         responses = check_texts(responses, "responses", allow_empty=True)
@@ -167,16 +169,26 @@ class LikelihoodScorer:
             prefixes = [self.start + self._ids(_query_text(q, i)) for i, q in enumerate(queries)]
             return self.scorer.pair_logprobs(prefixes, [self._response_ids(r, " ") for r in responses], progress)
         if aspect == "fluency":
-            return self.scorer.continuation_logprobs(self.start, [self._response_ids(r, "") for r in responses])
+            return self.alone_logprobs([self._response_ids(r, "") for r in responses], alone)
         raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
 
+    def alone_logprobs(self, sequences: Sequence[Sequence[int]], alone: dict | None = None) -> list[tuple[float, int]]:
+        """``(log P(r | EOS), T_r)`` per token sequence ``r``, each distinct sequence run once (one
+        shared prefix). ``alone``, a dict the caller keeps, holds the results by token ids: a sequence
+        found there is not run again, and the new ones are added."""
+        alone = {} if alone is None else alone
+        missing = list(dict.fromkeys(key for key in map(tuple, sequences) if key not in alone))
+        if missing:
+            alone.update(zip(missing, self.scorer.continuation_logprobs(self.start, [list(k) for k in missing])))
+        return [alone[tuple(sequence)] for sequence in sequences]
+
     def raw(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-            reduction: str | None = None, progress: bool = False) -> list[float]:
+            reduction: str | None = None, progress: bool = False, alone: dict | None = None) -> list[float]:
         """The raw scores of ``aspect``: mean (or sum) of the response tokens' log-probabilities."""
         if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
         reduction = check_reduction(aspect, reduction)
-        return reduce_logprobs(self.logprobs(aspect, responses, queries, progress), reduction)
+        return reduce_logprobs(self.logprobs(aspect, responses, queries, progress, alone), reduction)
 
     def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = False,
                       reduction: str | None = None) -> list[float]:
@@ -207,10 +219,10 @@ class LikelihoodScorer:
         raise ValueError(f"cutoff must be 'model', 'set' or a negative number, got {cutoff!r}")
 
     def pmi_values(self, queries: Sequence[Any], responses: Sequence[str], weight: float, reduction: str,
-                   progress: bool = False) -> tuple[list[float], list[float]]:
+                   progress: bool = False, alone: dict | None = None) -> tuple[list[float], list[float]]:
         """``(c_raw, p_raw)`` per response: coherence's raw score and weighted PMI (:func:`pmi_raw`)."""
         coherence = self.logprobs("coherence", responses, queries, progress)
-        fluency = self.logprobs("fluency", responses)
+        fluency = self.logprobs("fluency", responses, alone=alone)
         return reduce_logprobs(coherence, reduction), pmi_raw(coherence, fluency, weight, reduction)
 
     def resolve_anchors(self, raw: Sequence[float], cutoff: Any, weight: float, reduction: str) -> tuple[tuple[float, float], str]:
@@ -250,17 +262,19 @@ class LikelihoodScorer:
 
     def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
               cutoff: Any = "model", progress: bool = False, reduction: str | None = None,
-              cutoff_label: str | None = None, pmi_weight: float | None = None) -> dict[str, Any]:
+              cutoff_label: str | None = None, pmi_weight: float | None = None,
+              alone: dict | None = None) -> dict[str, Any]:
         """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., aspect_cutoff, signature}``.
 
         ``cutoff_label`` names a numeric cutoff's origin in the signature (``"p5-of-input"`` when the
         CLI passes the percentile of a whole file); by default the signature shows the number.
-        ``pmi_weight``: weighted PMI coherence (:meth:`score_pmi`)."""
+        ``pmi_weight``: weighted PMI coherence (:meth:`score_pmi`). ``alone``: the reply-alone results
+        shared with other calls on the same replies (:meth:`alone_logprobs`)."""
         if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
         weight = check_pmi_weight(aspect, pmi_weight)
         if weight is not None:
-            return self.score_pmi(responses, queries, weight, cutoff, progress, reduction, cutoff_label)
+            return self.score_pmi(responses, queries, weight, cutoff, progress, reduction, cutoff_label, alone)
         reduction = check_reduction(aspect, reduction)
         if aspect == "coherence" and queries is None:
             raise ValueError("coherence needs queries (one query, or list of turns, per response)")
@@ -268,7 +282,7 @@ class LikelihoodScorer:
             self.resolve_cutoff(aspect, [], cutoff, reduction)
         responses = check_texts(responses, "responses", allow_empty=True)
         flags, scored, (raw,) = self._unflagged(aspect, responses, queries, 1,
-                                                lambda q, r: (self.raw(aspect, r, q, reduction, progress),))
+                                                lambda q, r: (self.raw(aspect, r, q, reduction, progress, alone),))
         if scored or cutoff != "set":  # a set's percentile is taken over its real responses
             value, how = self.resolve_cutoff(aspect, [raw[i] for i in scored], cutoff, reduction)
             normalised = normalise(raw, value)
@@ -283,7 +297,8 @@ class LikelihoodScorer:
         return result
 
     def score_pmi(self, responses: Sequence[str], queries: Sequence[Any] | None, weight: float, cutoff: Any = "model",
-                  progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None) -> dict[str, Any]:
+                  progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None,
+                  alone: dict | None = None) -> dict[str, Any]:
         """Weighted PMI coherence (module docstring): ``coherence`` (the logistic of ``coherence_pmi``),
         ``coherence_raw``, ``coherence_pmi``, per item and mean, ``coherence_anchors`` ``(q25, q75)``,
         ``flags`` and the signature; ``reduction`` defaults to coherence's (the mean, each term over its own
@@ -296,7 +311,7 @@ class LikelihoodScorer:
         responses = check_texts(responses, "responses", allow_empty=True)
         check_same_length(queries=queries, responses=responses)
         flags, scored, (raw, pmi) = self._unflagged("coherence", responses, queries, 2,
-                                                    lambda q, r: self.pmi_values(q, r, weight, reduction, progress))
+                                                    lambda q, r: self.pmi_values(q, r, weight, reduction, progress, alone))
         if cutoff == "set":
             anchors, how = ((math.nan, math.nan), "q25-q75-of-set") if not scored else \
                 self.resolve_anchors([pmi[i] for i in scored], cutoff, weight, reduction)
