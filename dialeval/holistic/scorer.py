@@ -138,9 +138,9 @@ class LikelihoodScorer:
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
         tensors = functools.cache(lambda: tensor_hash(lm))  # only for a table entry with other files' hash
-        self.stored_cutoffs = stored_cutoffs(str(given), str(getattr(lm.config, "name_or_path", "") or ""),
-                                             self.model_name, tensors)
-        self.calibration = stored_logprobs(str(given), self.model_name, tensors)
+        config_path = str(getattr(lm.config, "name_or_path", "") or "")
+        self.stored_cutoffs = stored_cutoffs(str(given), config_path, self.model_name, tensors)
+        self.calibration = stored_logprobs(str(given), self.model_name, tensors, config_path)
         self.tokenizer = tokenizer
         start = tokenizer.eos_token_id if tokenizer.eos_token_id is not None else tokenizer.bos_token_id
         if start is None:
@@ -234,9 +234,10 @@ class LikelihoodScorer:
             if self.calibration is None:
                 raise ValueError(
                     f"{self.model_name} has no stored calibration log-probabilities for weighted PMI coherence "
-                    f"(pmi_weight={weight:g}; {CALIBRATION_LOGPROBS_FILE.name}): run python -m "
-                    "dialeval.holistic.calibration --model <name> --logprobs --write, or pass cutoff='set' (the "
-                    "quartiles of the scored set) or pmi_weight=0 (Pang et al.'s coherence)")
+                    f"(pmi_weight={weight:g}; its folder's {CUTOFFS_FILE} or {CALIBRATION_LOGPROBS_FILE.name}): "
+                    "run python -m dialeval.holistic.calibration --model <folder> --logprobs --write-folder (your "
+                    "own model folder; training/finetune_lm.py --preset dailydialog writes it), or pass "
+                    "cutoff='set' (the quartiles of the scored set) or pmi_weight=0 (Pang et al.'s coherence)")
             return pmi_anchors(self.calibration["coherence"], self.calibration["fluency"], weight, reduction), "stored-q25-q75"
         if (isinstance(cutoff, (tuple, list)) and len(cutoff) == 2
                 and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in cutoff) and cutoff[1] > cutoff[0]):
