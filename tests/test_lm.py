@@ -109,6 +109,17 @@ def test_plain_path_scores_the_kept_positions_within_the_logits_budget(tiny, mon
     assert rows == [1] * 5  # budget 1: a row per batch
 
 
+def test_plain_path_batches_similar_lengths_longest_first(tiny):
+    """The plain path's batches are runs of the length-sorted sequences cut where padding plus a
+    per-call cost (32 positions on the CPU) is least, longest first: one long sequence does not pad a
+    batch of short ones (Gemma 3's (query, reply) pairs, which cannot share packed rows)."""
+    model, tokenizer, _ = tiny
+    scorer = LMScorer(model, tokenizer, batch_size=4)
+    lengths = [100, 3, 50, 3, 3, 48, 3, 3]
+    batches = list(scorer._batches([[1] * n for n in lengths]))
+    assert batches == [[0], [5, 2], [3, 4, 6, 7], [1]]  # 100 alone; 48 with 50; the five 3s, at most 4 a batch
+
+
 def test_batch_size_invariance(tiny):
     model, tokenizer, _ = tiny
     prefix = encode(tokenizer, PREFIX_TEXT)

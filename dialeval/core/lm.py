@@ -43,6 +43,7 @@ from tqdm.auto import tqdm
 from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, importable from here)
     GEMMA_LM, LOCAL_BASES, LOCAL_BUILDS, LOCAL_LM, causal_lm_and_name, is_encoder_decoder, load_causal_lm,
 )
+from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.continuation_trie import ContinuationTrie
 from dialeval.core.options import check_device, default_device
 
@@ -355,19 +356,20 @@ class LMScorer:
         return prefix, conts
 
     def _batches(self, seqs: list[list[int]], progress: bool = False) -> Any:
-        """Index batches, longest first so that a batch holds similar lengths (less padding): at most
-        ``batch_size`` sequences, and few enough that their padded logits would stay within
-        :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750 tokens)."""
-        order = sorted(range(len(seqs)), key=lambda i: -len(seqs[i]))
+        """Index batches of similar lengths, longest first: runs of the sequences sorted by length, at
+        most ``batch_size`` each, cut where the padded positions plus a per-call cost are fewest
+        (:func:`dialeval.core.batching.length_batches`), each split further until its padded logits
+        would stay within :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750
+        tokens)."""
+        lengths = [len(s) for s in seqs]
         head = getattr(self.model.get_output_embeddings(), "weight", None)
         vocab = head.shape[0] if head is not None else self.model.config.vocab_size
-        bar = tqdm(total=len(order), disable=not progress, desc="lm batches", unit="seq")
-        start = 0
-        while start < len(order):
-            rows = max(1, min(self.batch_size, LOGITS_BUDGET // (len(seqs[order[start]]) * vocab)))
-            yield order[start : start + rows]
-            bar.update(min(rows, len(order) - start))
-            start += rows
+        bar = tqdm(total=len(seqs), disable=not progress, desc="lm batches", unit="seq")
+        for batch in reversed(length_batches(lengths, self.batch_size, default_overhead(self.device))):
+            rows = max(1, LOGITS_BUDGET // (max(lengths[i] for i in batch) * vocab))
+            for start in range(0, len(batch), rows):
+                yield batch[start : start + rows]
+                bar.update(len(batch[start : start + rows]))
         bar.close()
 
     def _padded(self, rows: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
