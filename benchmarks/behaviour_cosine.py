@@ -53,7 +53,8 @@ def cosine_shares(split: str, n: int, seed: int = 0) -> dict:
                     for case, text, c, v in zip(cases, texts, contexts, vectors)]
 
         real = cosine([case.reply for case in cases])
-        rows[name] = [asdict(check_kind(kind, real, [None if r is None else s for r, s in zip(replies[kind], cosine(replies[kind]))]))
+        rows[name] = [asdict(check_kind(kind, real, [None if reply is None else value for reply, value
+                                                     in zip(replies[kind], cosine(replies[kind]))]))
                       for kind in KINDS]
     return {"split": split, "n": n, "seed": seed, "context_turns": CONTEXT_TURNS, "rows": rows}
 

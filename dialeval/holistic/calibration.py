@@ -130,11 +130,11 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     scorer = LikelihoodScorer(args.model, device="cpu")
     pairs = validation_pairs(args.pairs)
     source = f"over {len(pairs)} DailyDialog validation pairs (random.Random(0))"
-    tensors = tensor_hash(scorer.scorer.model)  # matches a GGUF build whose files differ (normalisation.shipped_entry)
     if args.write_folder:
         cutoffs = write_folder_calibration(Path(args.model), calibration_logprobs(scorer, pairs), len(pairs))
         print(json.dumps({"cutoffs": cutoffs, "folder": args.model}, indent=1))
         return cutoffs
+    tensors = tensor_hash(scorer.scorer.model)  # matches a GGUF build whose files differ (normalisation.shipped_entry)
     if args.logprobs:
         entry = {"logprobs": calibration_logprobs(scorer, pairs), "weights": scorer.model_name, "tensors": tensors,
                  "source": f"summed log-probability and token count of each response {source}"}

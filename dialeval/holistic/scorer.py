@@ -311,8 +311,8 @@ class LikelihoodScorer:
             anchors, how = self.resolve_anchors([], cutoff, weight, reduction)
         responses = check_texts(responses, "responses", allow_empty=True)
         check_same_length(queries=queries, responses=responses)
-        flags, scored, (raw, pmi) = self._unflagged("coherence", responses, queries, 2,
-                                                    lambda q, r: self.pmi_values(q, r, weight, reduction, progress, alone))
+        flags, scored, (raw, pmi) = self._unflagged(
+            "coherence", responses, queries, 2, lambda q, r: self.pmi_values(q, r, weight, reduction, progress, alone))
         if cutoff == "set":
             anchors, how = ((math.nan, math.nan), "q25-q75-of-set") if not scored else \
                 self.resolve_anchors([pmi[i] for i in scored], cutoff, weight, reduction)
