@@ -32,11 +32,10 @@ CONTEXT_TURNS = 3
 def encoders() -> dict:
     """The frozen sentence encoders dialeval ships offline: MiniLM-L6 (SSREM's option) and all-mpnet-base-v2
     (GRADE's encoder)."""
-    from dialeval.core.encoders import minilm_dir, mpnet_dir
-    from dialeval.ssrem.encoders import MiniLMEncoder
+    from dialeval.ssrem.encoders import MINILM, MPNET, SentenceEncoder
 
-    return {"all-MiniLM-L6-v2": lambda: MiniLMEncoder(minilm_dir()),
-            "all-mpnet-base-v2": lambda: MiniLMEncoder(mpnet_dir(), batch_size=32)}
+    return {"all-MiniLM-L6-v2": lambda: SentenceEncoder(MINILM),
+            "all-mpnet-base-v2": lambda: SentenceEncoder(MPNET, batch_size=32)}
 
 
 def cosine_shares(split: str, n: int, seed: int = 0) -> dict:

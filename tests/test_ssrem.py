@@ -217,6 +217,41 @@ def test_tiny_training_lowers_the_loss_and_round_trips(tmp_path, monkeypatch):
     assert resumed["step"] == 30 and resumed["losses"] == losses and len(resumed["resumed"]) == 1  # kept, not redone
 
 
+def test_encodings_are_cached_in_chunks_that_a_later_run_resumes(tmp_path, monkeypatch):
+    """encode_cached saves each chunk when done: a run stopped by its deadline or a crash keeps them, the
+    next run encodes only the missing chunks, and the joined result is the plain encoding."""
+    from dialeval.ssrem import training
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    monkeypatch.setattr(training, "ENCODE_CHUNK", 3)
+
+    class Fake:
+        name, dim = "fake", 2
+
+        def __init__(self, fail_after: int | None = None):
+            self.calls, self.fail_after = [], fail_after
+
+        def encode(self, texts, progress=False):
+            if self.fail_after is not None and len(self.calls) == self.fail_after:
+                raise KeyboardInterrupt  # the run is stopped mid-way
+            self.calls.append(list(texts))
+            return np.array([[len(t), i] for i, t in enumerate(texts)], dtype=np.float32)
+
+    texts = [f"text {i}" * (i + 1) for i in range(8)]  # 3 chunks: 3 + 3 + 2
+    with pytest.raises(training.EncodingPaused, match="0 of 3 chunks"):
+        training.encode_cached(Fake(), texts, "utterances", deadline=0.0)
+    with pytest.raises(KeyboardInterrupt):
+        training.encode_cached(Fake(fail_after=1), texts, "utterances")
+    resumed = Fake()
+    vectors = training.encode_cached(resumed, texts, "utterances")
+    assert resumed.calls == [texts[3:6], texts[6:]]  # the first chunk came from the cache
+    expected = np.concatenate([Fake().encode(texts[i:i + 3]) for i in (0, 3, 6)])
+    assert vectors.tolist() == expected.tolist()
+    assert not list((tmp_path / "cache" / "ssrem").glob("*.parts"))  # joined, the chunks removed
+    again = Fake()
+    assert training.encode_cached(again, texts, "utterances").tolist() == expected.tolist() and again.calls == []
+
+
 def test_random_negatives_train_rsrem(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(40))
@@ -279,10 +314,12 @@ def test_bundled_model_scores_through_the_evaluate_module():
     assert set(per_item) == {"ssrem", "ssrem_f", "ssrem_g"} and signature.startswith("metric:ssrem")
 
 
-def test_minilm_encoder_option_gives_unit_vectors_for_f():
-    encoder = ssrem.make_encoder(ssrem.MINILM)
+@pytest.mark.parametrize("name, dim", [(ssrem.MINILM, 384), (ssrem.MPNET, 768)])
+def test_sentence_encoder_options_give_unit_vectors_for_f(name, dim):
+    encoder = ssrem.make_encoder(name)
+    assert encoder.name == name
     v = encoder.encode(["i like pizza", "the weather is cold today", "i like pizza"])
-    assert v.shape == (3, 384) and np.linalg.norm(v, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
+    assert v.shape == (3, dim) and np.linalg.norm(v, axis=1) == pytest.approx([1.0, 1.0, 1.0], abs=1e-5)
     assert v[0] == pytest.approx(v[2], abs=1e-5)  # batching and length sorting keep the order
     assert float(v[0] @ v[1]) < 0.9
     module = ssrem.bilinear_module(encoder.dim)

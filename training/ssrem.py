@@ -45,9 +45,9 @@ from pathlib import Path
 from dialeval.core.training import add_loop_arguments, prepare_run
 from dialeval.publish import write_model_card
 from dialeval.ssrem.checkpoint import ABLATION
-from dialeval.ssrem.encoders import MINILM
+from dialeval.ssrem.encoders import SENTENCE_ENCODERS
 from dialeval.ssrem.negatives import MIN_TOKENS, NEGATIVE_MODES
-from dialeval.ssrem.training import BUNDLED, default_output, report_line, train
+from dialeval.ssrem.training import BUNDLED, EncodingPaused, default_output, report_line, train
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -56,7 +56,8 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--negatives", choices=NEGATIVE_MODES, default="speaker",
                         help="speaker: SC/SP/SS/RN (SSREM); random: RN only (RSREM)")
     parser.add_argument("--encoder", default=None,
-                        help=f"v(.): None = GloVe 6B 50d average, a word-vector file, or {MINILM!r}")
+                        help=f"v(.): None = GloVe 6B 50d average, a word-vector file, or one of "
+                             f"{sorted(SENTENCE_ENCODERS)} (frozen, encoded once in resumable chunks)")
     parser.add_argument("--per-type", type=int, default=2, help="negatives of each type per pair")
     parser.add_argument("--context-turns", type=int, default=3)
     parser.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
@@ -80,7 +81,11 @@ def main(argv: list[str] | None = None) -> Path:
     if args.tiny:
         args.max_steps, args.save_every, args.warmup, args.batch_size = min(args.max_steps, 30), 10, 1, 8
     output = prepare_run(args, args.output or default_output(args.negatives))
-    state = train(args, output)
+    try:
+        state = train(args, output)
+    except EncodingPaused as paused:  # --minutes ran out while encoding the corpus: the chunks done are kept
+        print(paused, flush=True)
+        return output
     print(f"saved {output} after {state['step']} steps ({state.get('minutes')} min); {report_line(state)}", flush=True)
     if output == BUNDLED:
         write_model_card(output)

@@ -13,7 +13,7 @@ from dialeval.core.spec import CardContent
 from dialeval.models.hub import Measured
 from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.ssrem.checkpoint import ABLATION
-from dialeval.ssrem.encoders import MINILM
+from dialeval.ssrem.encoders import MINILM, MPNET
 
 RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"
 REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)
@@ -114,7 +114,7 @@ def compare(main: dict, ablation: dict | None) -> str:
 
 
 def main_dim(args: dict) -> str:
-    return "384 x 384, MiniLM-L6" if args.get("encoder") == MINILM else "50 x 50"
+    return {MINILM: "384 x 384, MiniLM-L6", MPNET: "768 x 768, all-mpnet-base-v2"}.get(args.get("encoder"), "50 x 50")
 
 
 def card_content(folder: Path) -> CardContent:

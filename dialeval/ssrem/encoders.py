@@ -1,4 +1,5 @@
-"""SSREM's utterance encoders ``v(.)``: the (centred) average word vector, or frozen MiniLM-L6."""
+"""SSREM's utterance encoders ``v(.)``: the (centred) average word vector, or a frozen sentence
+encoder (MiniLM-L6, or all-mpnet-base-v2, GRADE's encoder)."""
 
 from __future__ import annotations
 
@@ -8,12 +9,14 @@ from typing import Sequence
 
 import numpy as np
 
-from dialeval.core.encoders import minilm_dir
+from dialeval.core.encoders import minilm_dir, mpnet_dir
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
 from dialeval.core.text import tokenize
 
 CENTERED = "-centered"  # suffix of a centred word-average encoder's name
 MINILM = "minilm-l6"
+MPNET = "mpnet-base"
+SENTENCE_ENCODERS = {MINILM: minilm_dir, MPNET: mpnet_dir}  # name -> the folder it loads from
 
 
 class WordAverageEncoder:
@@ -36,18 +39,22 @@ class WordAverageEncoder:
         return out
 
 
-class MiniLMEncoder:
-    """``v(text)``: the MiniLM-L6 sentence embedding (mean over tokens, L2-normalised), frozen."""
+class SentenceEncoder:
+    """``v(text)``: a frozen sentence-transformers encoder's embedding (mean over tokens,
+    L2-normalised): ``name`` one of :data:`SENTENCE_ENCODERS` (MiniLM-L6 by default), loaded from
+    ``folder`` or from its offline PyPI copy."""
 
-    def __init__(self, folder: str | os.PathLike | None = None, device: str | None = None, batch_size: int = 64,
-                 max_length: int = 128):
+    def __init__(self, name: str = MINILM, folder: str | os.PathLike | None = None, device: str | None = None,
+                 batch_size: int = 64, max_length: int = 128):
         from transformers import AutoModel, AutoTokenizer
 
-        folder = Path(folder) if folder else minilm_dir()
+        if name not in SENTENCE_ENCODERS:
+            raise ValueError(f"unknown sentence encoder {name!r}; known: {sorted(SENTENCE_ENCODERS)}")
+        folder = Path(folder) if folder else SENTENCE_ENCODERS[name]()
         self.device = device or "cpu"
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
         self.model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device).eval()
-        self.name, self.dim = MINILM, int(self.model.config.hidden_size)
+        self.name, self.dim = name, int(self.model.config.hidden_size)
         self.batch_size, self.max_length = batch_size, max_length
 
     def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
@@ -57,7 +64,7 @@ class MiniLMEncoder:
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths, less padding
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
         starts = range(0, len(order), self.batch_size)
-        for start in tqdm(starts, disable=not progress, desc="MiniLM"):
+        for start in tqdm(starts, disable=not progress, desc=self.name):
             idx = order[start : start + self.batch_size]
             batch = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="pt").to(self.device)
@@ -70,8 +77,8 @@ class MiniLMEncoder:
 
 
 def make_encoder(name: str | None, device: str | None = None, center: Sequence[float] | None = None):
-    """``"minilm-l6"`` -> :class:`MiniLMEncoder`; ``None`` / ``"glove-6b-50d"`` / a word-vector file ->
-    :class:`WordAverageEncoder` (centred on ``center`` when given)."""
-    if name == MINILM:
-        return MiniLMEncoder(device=device)
+    """``"minilm-l6"`` or ``"mpnet-base"`` -> :class:`SentenceEncoder`; ``None`` / ``"glove-6b-50d"`` / a
+    word-vector file -> :class:`WordAverageEncoder` (centred on ``center`` when given)."""
+    if name in SENTENCE_ENCODERS:
+        return SentenceEncoder(name, device=device)
     return WordAverageEncoder(load_word_vectors(name), name or GLOVE_NAME, center)

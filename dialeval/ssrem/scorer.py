@@ -55,7 +55,9 @@ from dialeval.ssrem.checkpoint import (  # noqa: F401  (re-exported: the scorer'
     ABLATION, CONFIG_FILE, DEFAULT_MODEL, WEIGHTS_FILE, bilinear_module, default_ablation, load_module,
     resolve_folder, save_model,
 )
-from dialeval.ssrem.encoders import CENTERED, MINILM, MiniLMEncoder, WordAverageEncoder, make_encoder  # noqa: F401
+from dialeval.ssrem.encoders import (  # noqa: F401
+    CENTERED, MINILM, MPNET, SentenceEncoder, WordAverageEncoder, make_encoder,
+)
 from dialeval.ssrem.mover import (  # noqa: F401
     MOVER_MODES, SENTENCE_END, combine, earth_movers_distance, minmax, mover_similarity,
 )

@@ -3,7 +3,8 @@
 command lines).
 
 Every utterance and context of the training split is encoded once with the frozen ``v(.)`` (cached
-under ``$DIALEVAL_CACHE/ssrem``), so only ``M`` trains: per batch of (context, true response) pairs
+under ``$DIALEVAL_CACHE/ssrem``, in chunks saved as they are done, so that a sentence encoder's CPU
+hours span several runs: :func:`encode_cached`), so only ``M`` trains: per batch of (context, true response) pairs
 a candidate set from :class:`dialeval.ssrem.negatives.NegativeSampler` and :func:`candidate_loss`.
 After training, the min-max constants of ``f`` and ``g`` go into ``config.json`` and the held-out
 comparison (:func:`dialeval.ssrem.heldout.heldout_negatives`) into the report.
@@ -16,6 +17,7 @@ import hashlib
 import itertools
 import json
 import random
+import shutil
 import time
 from pathlib import Path
 from typing import Iterator, Sequence
@@ -49,15 +51,46 @@ def default_output(negatives: str) -> Path:
     return BUNDLED if negatives == "speaker" else BUNDLED / ABLATION
 
 
-def encode_cached(encoder, texts: list[str], what: str) -> np.ndarray:
-    """``encoder.encode(texts)``, cached by encoder and content (MiniLM takes minutes on one CPU)."""
+ENCODE_CHUNK = 8192  # texts per saved chunk of encode_cached (mpnet: about 4 CPU minutes)
+
+
+class EncodingPaused(RuntimeError):
+    """The run's time ran out while encoding; the chunks done are cached and the next run goes on."""
+
+
+def encode_cached(encoder, texts: list[str], what: str, deadline: float | None = None) -> np.ndarray:
+    """``encoder.encode(texts)``, cached by encoder and content. Built in chunks of
+    :data:`ENCODE_CHUNK` texts, each saved when done (``<cache>.parts/``), so that an interrupted run
+    resumes at the first missing chunk (MiniLM takes an hour of one CPU over the chit-chat corpus,
+    mpnet several); :class:`EncodingPaused` when ``deadline`` (a ``time.time()``) has passed before
+    a missing chunk. The chunks are joined into one file when all are done."""
+    from tqdm.auto import tqdm
+
     key = hashlib.sha256("\n".join([encoder.name, what, *texts]).encode()).hexdigest()[:16]
     path = cache_dir() / "ssrem" / f"{encoder.name}-{what}-{key}.npy"
     if path.is_file():
         return np.load(path)
-    vectors = encoder.encode(texts, progress=len(texts) > 1000)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    parts = path.with_suffix(".parts")
+    parts.mkdir(parents=True, exist_ok=True)
+    starts = range(0, len(texts), ENCODE_CHUNK)
+    names = [parts / f"{n:05d}.npy" for n in range(len(starts))]
+    done = sum(name.is_file() for name in names)
+    with tqdm(total=len(names), initial=done, disable=len(names) < 2, desc=f"{encoder.name} {what} chunks") as bar:
+        for start, name in zip(starts, names):
+            if name.is_file():
+                continue
+            if deadline is not None and time.time() > deadline:
+                raise EncodingPaused(f"time is up while encoding {what} with {encoder.name}: {done} of {len(names)} "
+                                     f"chunks of {ENCODE_CHUNK} texts cached in {parts}; run the same command again "
+                                     "to go on")
+            partial = name.with_suffix(".partial.npy")
+            np.save(partial, encoder.encode(texts[start:start + ENCODE_CHUNK], progress=len(names) == 1 and len(texts) > 1000))
+            partial.replace(name)
+            done += 1
+            bar.update(1)
+    vectors = np.concatenate([np.load(name) for name in names]) if names else np.zeros((0, encoder.dim), np.float32)
     np.save(path, vectors)
+    shutil.rmtree(parts)
     return vectors
 
 
@@ -110,9 +143,11 @@ def train(args: argparse.Namespace, output: Path) -> dict:
         raise ValueError(f"{args.corpus}: {len(targets)} training pairs, fewer than --batch-size {args.batch_size}")
     encoder = make_encoder(args.encoder, args.device)
     texts = [u.text for u in sampler.utterances]
-    U = torch.from_numpy(encode_cached(encoder, texts, "utterances"))
+    deadline = started + 60 * args.minutes if args.minutes else None  # the run's budget covers the encoding
+    U = torch.from_numpy(encode_cached(encoder, texts, "utterances", deadline))
     C = torch.from_numpy(encode_cached(
-        encoder, [" ".join(sampler.context(t, args.context_turns)) for t in targets], f"contexts{args.context_turns}"))
+        encoder, [" ".join(sampler.context(t, args.context_turns)) for t in targets], f"contexts{args.context_turns}",
+        deadline))
     center = None
     if args.center and isinstance(encoder, WordAverageEncoder):  # v - mean v over training utterances
         known = U.abs().sum(1) > 0
@@ -154,8 +189,9 @@ def train(args: argparse.Namespace, output: Path) -> dict:
         save_model(output, module, config)
         (output / STATE_FILE).write_text(json.dumps(state, indent=1))
 
+    left = None if deadline is None else max(1e-3, (deadline - time.time()) / 60)  # what the encoding left
     run_steps(module, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
-              minutes=args.minutes, save_every=args.save_every)
+              minutes=left, save_every=args.save_every)
     save()
 
     scorer = SSREMScorer(output, device=args.device)
