@@ -15,7 +15,6 @@ higher, 95 % Wilson intervals (:func:`dialeval.metaeval.behaviour.checks.check_k
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from dataclasses import asdict
 from pathlib import Path
@@ -24,6 +23,8 @@ from dialeval.core.degenerate import reply_flags
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.checks import check_kind
 from dialeval.metaeval.behaviour.kinds import build
+
+from behaviour_subscores import report  # noqa: E402  (benchmarks/ is the script's folder)
 
 KINDS = ("echo_last", "echo_own", "salad", "generic", "other_reply")
 CONTEXT_TURNS = 3
@@ -76,12 +77,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--n", type=int, default=200)
     parser.add_argument("--output", type=Path, help="writes OUTPUT.md and OUTPUT.json (else prints the table)")
     args = parser.parse_args(argv)
-    result = cosine_shares(args.split, args.n)
-    if args.output is None:
-        print(markdown(result))
-        return 0
-    args.output.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    args.output.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    report(cosine_shares(args.split, args.n), markdown, args.output)
     return 0
 
 

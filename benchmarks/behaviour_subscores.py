@@ -62,6 +62,15 @@ def markdown(result: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report(result: dict, render, output: Path | None) -> None:
+    """Print ``render(result)``, or write it to ``output.md`` and the result to ``output.json``."""
+    if output is None:
+        print(render(result))
+        return
+    output.with_suffix(".md").write_text(render(result), encoding="utf-8")
+    output.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("metric")
@@ -72,12 +81,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--options", type=json.loads, default={}, help="the runner's options, as JSON")
     parser.add_argument("--output", type=Path, help="writes OUTPUT.md and OUTPUT.json (else prints the table)")
     args = parser.parse_args(argv)
-    result = subscore_checks(args.metric, args.split, args.n, args.kinds, args.options, args.seed)
-    if args.output is None:
-        print(markdown(result))
-        return 0
-    args.output.with_suffix(".md").write_text(markdown(result), encoding="utf-8")
-    args.output.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+    report(subscore_checks(args.metric, args.split, args.n, args.kinds, args.options, args.seed), markdown,
+           args.output)
     return 0
 
 
