@@ -472,6 +472,30 @@ def test_tiny_training_writes_a_complete_checkpoint(tiny_model):
     assert report["contexts"] == {"train": 24, "validation": 8}
 
 
+def test_a_lora_run_with_cached_examples_embeds_nothing(tiny_model, tmp_path, monkeypatch):
+    """The frozen encoder's tables (training responses, validation texts) only feed the negative
+    sampling and the frozen variant: a LoRA run over a cache holding its examples and graphs (a cache
+    carried to another machine without its embeddings) must not embed the corpus again."""
+    import shutil
+
+    from training_scripts import script
+    from dialeval.grade.training import prepare
+
+    work = tmp_path / "work"
+    work.mkdir()
+    for path in (tiny_model.parent / "work").iterdir():
+        if "examples" in path.name or "graphs" in path.name:
+            shutil.copy(path, work / path.name)
+
+    def refuse(*args, **kwargs):
+        raise AssertionError("embedded although the examples are cached")
+
+    monkeypatch.setattr(prepare, "cached_embeddings", refuse)
+    script("grade").main(["--tiny", "--lora-r", "8", "--output", str(tmp_path / "out"), "--work", str(work),
+                          "--threads", "1", "--heldout", str(tiny_model)])
+    assert not list(work.glob("*.npy"))
+
+
 def test_scores_are_probabilities_and_reload_identically(tiny_model):
     from dialeval.grade.scorer import GradeScorer
 

@@ -183,7 +183,7 @@ class GradeHead(nn.Module):
         from safetensors.torch import save_file
 
         path = Path(folder) / weights_file(self.use_graph)
-        save_file({k: v.detach().contiguous() for k, v in self.state_dict().items()}, str(path))
+        save_file({k: v.detach().cpu().contiguous() for k, v in self.state_dict().items()}, str(path))
         return path
 
     @classmethod

@@ -46,7 +46,7 @@ def heldout_accuracy(model: Any, split: Split, batch_size: int = 64) -> dict[str
 
     def all_scores(graph_order: torch.Tensor | None = None, utterance: bool = True) -> dict[str, torch.Tensor]:
         batches = [model.scores(split, kinds, idx, graph_order, utterance) for idx in torch.arange(split.n).split(batch_size)]
-        return {kind: torch.cat([b[kind] for b in batches]) for kind in kinds}
+        return {kind: torch.cat([b[kind] for b in batches]).cpu() for kind in kinds}
 
     model.eval()
     scores = all_scores()

@@ -107,23 +107,31 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
     config, encoder, responses = setup.config, setup.encoder, setup.responses
     val_pairs = setup.val_pairs
     timings = state.setdefault("seconds", {})
-    t = time.time()
-    resp_table = TextTable(responses, cached_embeddings(work, "responses", encoder, responses))
     val_texts = sorted({" ".join(c) for c, _ in val_pairs} | {r for _, r in val_pairs})
-    val_table = TextTable(val_texts, cached_embeddings(work, "val-texts", encoder, val_texts))
-    timings.setdefault("embeddings", round(time.time() - t, 1))
+    frozen_tables: dict[str, TextTable] = {}
+
+    def embedded(tag: str) -> TextTable:
+        """The frozen encoder's table of the training responses or the validation texts, embedded when
+        first needed: a LoRA run whose examples are cached needs neither."""
+        if tag not in frozen_tables:
+            t = time.time()
+            texts = responses if tag == "responses" else val_texts
+            frozen_tables[tag] = TextTable(texts, cached_embeddings(work, tag, encoder, texts))
+            timings.setdefault(f"embeddings_{tag}", round(time.time() - t, 1))
+        return frozen_tables[tag]
+
     lexical: list[LexicalSampler] = []
     splits: dict[str, Split] = {}
     for name, pairs, n in (("train", setup.train_pairs, args.contexts), ("validation", val_pairs, args.validation)):
         t = time.time()
-        positive_table = resp_table if name == "train" else val_table
 
         def make_examples() -> dict[str, Any]:
             if not lexical:
                 lexical.append(LexicalSampler(responses, args.bm25_depth))
             chosen_rng = random.Random(f"{args.data_seed}-{name}-pairs")
             chosen = pairs if n <= 0 or n >= len(pairs) else [pairs[i] for i in sorted(chosen_rng.sample(range(len(pairs)), n))]
-            return build_examples(chosen, 0, responses, resp_table.emb,
+            positive_table = embedded("responses" if name == "train" else "val-texts")
+            return build_examples(chosen, 0, responses, embedded("responses").emb,
                                   positive_table.emb[positive_table.rows([r for _, r in chosen])], lexical[0],
                                   f"{args.data_seed}-{name}")
 
@@ -144,6 +152,7 @@ def build_splits(args: argparse.Namespace, setup: Setup, work: Path, state: dict
         if config.encoder_lora or args.prepare_graphs:  # the encoder trains: pairs are encoded at every step
             ctx_emb = resp_emb = rows = None
         else:
+            resp_table, val_table = embedded("responses"), embedded("val-texts")
             tables = [resp_table]
             if name == "train":
                 ctx_texts = sorted({" ".join(c) for c in examples["contexts"]})

@@ -47,14 +47,22 @@ class Trainee(nn.Module):
         with the keyword graph of pair ``graph_order[i]`` (the shuffled-graph control);
         ``utterance=False``: the utterance branch zeroed (the graph branch alone)."""
         out = {}
+        device = self.device
         keep = self.head.utterance_keep(len(idx)) if utterance else torch.zeros(len(idx))  # one draw per context
+        keep = keep.to(device) if keep is not None else None
         for kind, enc in self.utterance_inputs(split, kinds, idx).items():
             if not self.head.use_graph:
-                out[kind] = self.head(enc)
+                out[kind] = self.head(enc.to(device))
                 continue
             graph_idx = idx if graph_order is None else graph_order[idx]
-            out[kind] = self.head(enc, *split.graph_batch(kind, graph_idx), keep=keep)
+            graph = [t.to(device) for t in split.graph_batch(kind, graph_idx)]
+            out[kind] = self.head(enc.to(device), *graph, keep=keep)
         return out
+
+    @property
+    def device(self) -> torch.device:
+        """Where the head's weights are: the split's tensors (on the CPU) are moved there per batch."""
+        return next(self.head.parameters()).device
 
     def save(self, output: Path, encoder_hub_id: str, packages: dict[str, str]) -> None:
         """The head and, if fine-tuned, the encoder's adapter with its base record (:mod:`dialeval.models.hub`)."""
@@ -110,7 +118,7 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
         adapter = output / encoder_adapter_dir(graph) if resume else None
         encoder = PairEncoder(config.encoder, config.max_length, args.device, adapter=adapter,
                               lora=None if resume else lora_config(args), train=True)
-    model = Trainee(head, encoder, config.pair_encoding)
+    model = Trainee(head, encoder, config.pair_encoding).to(args.device)
     base = encoder_base(config.encoder)
     kinds = KINDS[args.negatives]
     order_rng = random.Random(f"{args.seed}-{key}")
@@ -126,7 +134,7 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
         scores = model.scores(train, ("positive", *kinds), idx)
         terms = []
         for kind in kinds:  # a kind missing for some contexts (salads) is averaged over the others
-            keep = train.present(kind, idx)
+            keep = train.present(kind, idx).to(model.device)
             if keep.any():
                 terms.append((kind, ranking_loss(scores["positive"][keep], scores[kind][keep])))
         return weighted_loss(terms, args.extension_weight)
