@@ -85,3 +85,29 @@ def test_holistic_likelihoods_on_cuda_equal_cpu(tmp_path):
         expected = cpu.logprobs(aspect, responses, queries)
         assert [n for _, n in found] == [n for _, n in expected]
         assert all(close(a, b) for (a, _), (b, _) in zip(found, expected)), aspect
+
+
+def test_grade_lora_cross_encoder_trains_on_cuda(tmp_path):
+    """GRADE's LoRA cross-encoder training on the GPU, the path ``hub/grade-dailydialog-cross`` was
+    trained on (head, adapter and each batch's graph tensors on the device, held-out scores back on
+    the CPU, heads saved from the device): a tiny run writes a checkpoint the CPU scorer loads."""
+    grade_trains_and_scores_alike_on_the_cpu(tmp_path, "cuda")
+
+
+def grade_trains_and_scores_alike_on_the_cpu(tmp_path, device: str) -> None:
+    """A tiny GRADE LoRA cross-encoder run on ``device``; the CPU scorer (adapter merged, its own keyword
+    graphs) ranks the validation pairs as the run's held-out accuracy, computed on ``device``, says."""
+    import json
+
+    from training_scripts import script
+
+    from dialeval.grade.training.accuracy import checkpoint_heldout
+
+    out = script("grade").main(["--tiny", "--lora-r", "8", "--pair-encoding", "cross", "--device", device,
+                                "--output", str(tmp_path / "out"), "--work", str(tmp_path / "work")])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    examples = json.loads(next((tmp_path / "work").glob("validation-*-examples.json")).read_text())
+    kinds = ("lexical", "embedding", "random")
+    for graph, head in ((True, "graph"), (False, "nograph")):
+        on_cpu = checkpoint_heldout(out, examples, graph)
+        assert {k: on_cpu[k] for k in kinds} == {k: report["heads"][head]["heldout_accuracy"][k] for k in kinds}, head

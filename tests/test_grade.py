@@ -496,6 +496,22 @@ def test_a_lora_run_with_cached_examples_embeds_nothing(tiny_model, tmp_path, mo
     assert not list(work.glob("*.npy"))
 
 
+def test_the_saved_checkpoint_ranks_validation_as_the_run_reported(tiny_model):
+    """The scorer (adapter merged, its own keyword graphs) reproduces the held-out accuracy the run
+    computed with its trainee over the cached graphs, for both heads (``tests/test_cuda.py`` checks the
+    same for a run on the GPU)."""
+    import json
+
+    from dialeval.grade.training.accuracy import checkpoint_heldout
+
+    report = json.loads((tiny_model / "dialeval_training.json").read_text())
+    examples = json.loads(next((tiny_model.parent / "work").glob("validation-*-examples.json")).read_text())
+    kinds = ("lexical", "embedding", "random")
+    for graph, head in ((True, "graph"), (False, "nograph")):
+        found = checkpoint_heldout(tiny_model, examples, graph)
+        assert {k: found[k] for k in kinds} == {k: report["heads"][head]["heldout_accuracy"][k] for k in kinds}, head
+
+
 def test_scores_are_probabilities_and_reload_identically(tiny_model):
     from dialeval.grade.scorer import GradeScorer
 
@@ -867,6 +883,27 @@ def test_bundled_folder_scores_of_both_heads_are_pinned():
     assert all(layer.self_proj is not None for layer in scorer.head(True).graph.layers)
     assert config.departures() == ["encoder-mpnet", "frozen", "dual", "glove", "cn100k"]
     assert "departures:encoder-mpnet+frozen+dual+glove+cn100k" in scorer.signature(True)
+
+
+def test_the_default_cross_encoder_folder_scores_of_both_heads_are_pinned():
+    """The default ``dialeval/grade-dailydialog-cross`` (all-mpnet-base-v2 fine-tuned as the paper's
+    cross-encoder through one LoRA adapter per head, trained on a GPU): graph and no-graph heads on the
+    two pairs above, values recorded on the CPU when the folder was bundled. A changed head, adapter
+    loading, pair encoding or featurizer moves them."""
+    from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
+
+    assert DEFAULT_MODEL == "dialeval/grade-dailydialog-cross"
+    scorer = GradeScorer(DEFAULT_MODEL)
+    contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
+    responses = ["what are their names ?", "i like pizza ."]
+    assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
+        [0.9081725478172302, 0.6308144927024841], abs=1e-5)
+    assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
+        [0.8293294906616211, 0.41520485281944275], abs=1e-5)
+    config = scorer.config
+    assert config.pair_encoding == "cross" and config.encoder_lora and not config.similarity_skip
+    assert config.departures() == ["encoder-mpnet", "lora", "glove", "cn100k"]
+    assert "pair:cross|lora:yes" in scorer.signature(True)
 
 
 def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():

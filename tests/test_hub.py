@@ -21,13 +21,14 @@ from dialeval.models import ModelNotFoundError, resolve_model
 # The bundled hub/ folders, as the metrics declare them (registry.bundled_for_metric()): peft adapters,
 # dialeval models of their own kind (GRADE, SSREM, combined), and those the modules load offline when
 # given no model: a metric's stand-ins for the published models it prefers (MetricSpec.hub_alternatives),
-# else every folder it bundles (mpnet-nli, holistic's option, is no default)
+# else the first folder it bundles (mpnet-nli, holistic's option, is no default; nor grade-dailydialog,
+# GRADE's frozen-encoder option that the combined metric reads)
 BUNDLED = tuple(dict.fromkeys(f for folders in registry.bundled_for_metric().values() for f in folders))
 ADAPTERS = tuple(f for f in BUNDLED if hub.is_adapter(hub.HUB_ROOT / f))
 OWN_KIND = tuple(f for f in BUNDLED if f not in ADAPTERS)
 OFFLINE_DEFAULTS = tuple(dict.fromkeys(
     f for s in registry.specs()
-    for f in ([m.removeprefix(f"{hub.NAMESPACE}/") for m in s.hub_alternatives.values()] if s.default_models else s.bundled)))
+    for f in ([m.removeprefix(f"{hub.NAMESPACE}/") for m in s.hub_alternatives.values()] if s.default_models else s.bundled[:1])))
 ROOT = Path(__file__).resolve().parents[1]
 
 

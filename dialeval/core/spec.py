@@ -271,7 +271,8 @@ class MetricSpec:
     summary: str
     runner: Callable[..., ItemScores]
     scales: Callable[[], Mapping[str, Scale]]
-    # bundled hub/ folders it loads by default, and how each model it may load is (re)built
+    # bundled hub/ folders it loads (the first by default; another one as an option, or for a metric
+    # that reads this one), and how each model it may load is (re)built
     bundled: tuple[str, ...] = ()
     # other metrics whose scores it reads (a combination of them): their folders key its cached scores too
     reads: tuple[str, ...] = ()

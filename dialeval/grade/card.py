@@ -1,6 +1,8 @@
-"""The card of GRADE's bundled folder (``hub/grade-dailydialog``): the model, its training and the
-held-out accuracy from the folder's report, the correlations with human ratings from
-``benchmarks/results/grade-<set>.json``. Declared as the folder's ``CardSpec.content``
+"""The card of a GRADE bundled folder (``hub/grade-dailydialog-cross``, the default, and
+``hub/grade-dailydialog``): the model, its training and the held-out accuracy from the folder's
+report, the correlations with human ratings from ``benchmarks/results/grade-<set>.json`` when
+those were measured with this folder's weights, else ``benchmarks/results/<folder>/grade-<set>.json``.
+Declared as the folder's ``CardSpec.content``
 (:mod:`dialeval.grade.spec`) and written by :func:`dialeval.publish.write_model_card`
 (``training/grade.py`` after training and with ``--card``).
 """
@@ -19,21 +21,36 @@ REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (whi
 CARD_SETS = ("convai2", "dailydialog", "empathetic")
 
 
+def folder_results(output: Path, name: str) -> dict | None:
+    """The benchmark result of set ``name`` measured with the weights in ``output`` (its signature
+    names them): ``benchmarks/results/grade-<set>.json`` or ``benchmarks/results/<folder>/grade-<set>.json``."""
+    from dialeval.models.hub import content_hash
+
+    weights = f"@{content_hash(output)}|"
+    for path in (RESULTS_DIR / f"grade-{name}.json", RESULTS_DIR / output.name / f"grade-{name}.json"):
+        if path.is_file():
+            result = json.loads(path.read_text())
+            if weights in result.get("signature", ""):
+                return result
+    return None
+
+
 def card_content(output: Path) -> CardContent:
-    """The card of ``output``: training summary and held-out accuracy from its report and, when
-    ``benchmarks/results/grade-<set>.json`` exist, the mean Pearson / Spearman over dialogue models."""
+    """The card of ``output``: training summary and held-out accuracy from its report and, where
+    :func:`folder_results` finds them, the mean Pearson / Spearman over dialogue models."""
     from dialeval.core.nli import PYPI_ENCODERS
     from dialeval.core.tables import fmt
     from dialeval.grade.model import GradeConfig
+    from dialeval.grade.scorer import DEFAULT_MODEL
+    from dialeval.grade.spec import SPEC
 
     state = json.loads((output / REPORT_FILE).read_text())
 
     measured, rows, verdicts = [], [], []
     for name in CARD_SETS:
-        path = RESULTS_DIR / f"grade-{name}.json"
-        if not path.is_file():
+        result = folder_results(output, name)
+        if result is None:
             continue
-        result = json.loads(path.read_text())
         ours = result["metrics"]["GRADE (ours)"]
         mean, pooled = ours["mean"], ours.get("pooled", {}).get("spearman")
         cosine = next((v for k, v in result["metrics"].items() if "cosine" in k), None)
@@ -80,14 +97,21 @@ def card_content(output: Path) -> CardContent:
                   f"(held-out accuracy of the graph head against them: echo {fmt(graph_acc.get('echo'))}, salad "
                   f"{fmt(graph_acc.get('salad'))})") if negatives == "degenerate" else ""
     rebuild = f" --negatives {negatives}" if negatives != "paper" else ""
+    build = SPEC.build_hints.get(output.name) or f"python training/grade.py --threads 2{rebuild}"
+    trained_on = state.get("trained_on")
+    where = (f"on {trained_on['device']}; {trained_on['budget']}; base: {trained_on['base_copy']}; {trained_on['cache']}"
+             if trained_on else "on a 2-core CPU")
+    name = f"dialeval/{output.name}"
+    usage = (f'`evaluate.load("dialeval/grade")` (the default) or `dialeval.grade.GradeScorer("{name}")`'
+             if name == DEFAULT_MODEL else
+             f'`evaluate.load("dialeval/grade")` with `model="{name}"` or `dialeval.grade.GradeScorer("{name}")`')
     body = f"""
 # GRADE (DailyDialog), dialeval
 
 GRADE (Huang et al. 2020, EMNLP) scores the coherence of a response to a dialogue context in [0, 1]
 from an utterance branch (pair encoding `{config.pair_encoding}`{skip}) and a topic-level graph branch
 (keywords of context and response, ConceptNet hop distances and k-hop neighbours, 3 hop-scaled GAT
-layers). Use it with `evaluate.load("dialeval/grade")` or
-`dialeval.grade.GradeScorer("dialeval/grade-dailydialog")`.
+layers). Use it with {usage}.
 
 * encoder: {encoder}
 * node vectors: `{state.get('node_vectors')}`; knowledge graph: ConceptNet-100K (`conceptnet.txt`,
@@ -104,7 +128,7 @@ layers). Use it with `evaluate.load("dialeval/grade")` or
   training responses most similar to the true one, per pair){degenerate}, steps per head {steps} of
   {args.get('batch_size')} contexts, lr {args.get('lr')}; stage seconds {state.get('seconds')} (stages
   cached by an earlier run show 0; building the cache: {cache_text}); wall
-  time of the training run {state.get('total_minutes')} minutes on a 2-core CPU
+  time of the training run {state.get('total_minutes')} minutes {where}
 * held-out pairwise ranking accuracy (DailyDialog validation): graph head {fmt(acc.get('graph'))},
   no-graph head {fmt(acc.get('nograph'))}, the untrained cosine of the encoder
   {fmt(state.get('untrained_cosine_heldout', {}).get('mean'))}
@@ -121,6 +145,6 @@ Table 1's average of four correlations; see `metrics/grade/README.md` for every 
 The untrained cosine is the base encoder's cosine of the last 3 context turns and the response; the
 shuffled-graph column scores every pair with another pair's keyword graph: equal to GRADE's own
 pooled Spearman means the graph branch does not carry the ranking.
-Rebuild: `python training/grade.py --threads 2{rebuild}` (see its docstring; the {'other ' if rebuild else ''}defaults are this model's).
+Rebuild: `{build}` (see `training/grade.py`'s docstring).
 """
     return CardContent(body, measured, base_model)

@@ -1,8 +1,10 @@
 """GRADE scores of (context, response) pairs from a checkpoint folder (Huang et al. 2020).
 
 ``GradeScorer(model).score(contexts, responses, graph=True)`` -> ``{"grade": mean,
-"grade_scores": [per item in [0, 1]], "signature": ...}``. ``model`` is ``dialeval/grade-dailydialog``
-(the bundled folder, :mod:`dialeval.models.hub`, the default) or a folder written by
+"grade_scores": [per item in [0, 1]], "signature": ...}``. ``model`` is ``dialeval/grade-dailydialog-cross``
+(the default: all-mpnet-base-v2 fine-tuned as a cross-encoder through LoRA adapters, as the paper
+fine-tunes BERT), ``dialeval/grade-dailydialog`` (the frozen-encoder model before it, which the
+combined metric reads; both bundled, :mod:`dialeval.models.hub`) or a folder written by
 ``training/grade.py``. ``graph=False`` uses the checkpoint's no-graph head (the Table 3 ablation,
 trained in the same run). Inputs: ``contexts`` a list of turn lists (a string is one turn),
 ``responses`` a list of non-empty strings, same length; anything else is a ``ValueError`` naming it.
@@ -30,7 +32,7 @@ from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_same_length, check_texts
 from dialeval.grade.scales import SCALES
 
-DEFAULT_MODEL = "dialeval/grade-dailydialog"
+DEFAULT_MODEL = "dialeval/grade-dailydialog-cross"
 
 
 def resolve_checkpoint(model: str | os.PathLike) -> tuple[str, Path]:

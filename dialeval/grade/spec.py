@@ -14,7 +14,11 @@ SETS = {"grade-convai2": ("convai2", "ConvAI2"), "grade-dailydialog": ("dailydia
         "grade-empathetic": ("empatheticdialogues", "EmpatheticDialogues")}
 # sub-score -> metric row of Table 1 (BLEU-4, ROUGE-L and METEOR come from multiref)
 PAPER_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
-BUILD = "python training/grade.py --output hub/grade-dailydialog"
+BUILD_FROZEN = "python training/grade.py --output hub/grade-dailydialog"
+# the default: the cache (examples, negatives, keyword graphs) on the CPU, the LoRA cross-encoder on a GPU
+BUILD = ("python training/grade.py --lora-r 8 --pair-encoding cross --prepare-graphs --output hub/grade-dailydialog-cross"
+         " && python training/grade.py --lora-r 8 --pair-encoding cross --epochs 1 --device cuda"
+         " --output hub/grade-dailydialog-cross")
 
 
 def _judgments(folder: str):
@@ -38,8 +42,9 @@ SPEC = MetricSpec(
     summary="graph-enhanced coherence of a response to its context (Huang et al. 2020)",
     runner=run_grade,
     scales=lambda: scales.SCALES,
-    bundled=("grade-dailydialog",),
-    build_hints={"dialeval/grade-dailydialog": BUILD, "grade-dailydialog": BUILD},
+    bundled=("grade-dailydialog-cross", "grade-dailydialog"),
+    build_hints={"dialeval/grade-dailydialog-cross": BUILD, "grade-dailydialog-cross": BUILD,
+                 "dialeval/grade-dailydialog": BUILD_FROZEN, "grade-dailydialog": BUILD_FROZEN},
     judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
     published=published,
     benchmarks={
@@ -49,12 +54,13 @@ SPEC = MetricSpec(
                                      runs={"grade-ablations": {}}),
     },
     grid_jobs=(Job("grade", "grade", {}, ("grade",)),),
-    samples={"grade-dailydialog": (EvaluateSample(
+    samples={folder: (EvaluateSample(
         "grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
-        "model", "grade_scores"),)},
-    cards={"grade-dailydialog": CardSpec(
+        "model", "grade_scores"),) for folder in ("grade-dailydialog-cross", "grade-dailydialog")},
+    cards={folder: CardSpec(
         datasets=("li2017dailydialog/daily_dialog",), tags=("grade", "dialogue-evaluation"), library_name="pytorch",
-        license="cc-by-nc-sa-4.0", content="dialeval.grade.card:card_content")},
+        license="cc-by-nc-sa-4.0", content="dialeval.grade.card:card_content")
+        for folder in ("grade-dailydialog-cross", "grade-dailydialog")},
     demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
                      refers_to=(("", "response given the context"),), needs=("context",)),),
     behaviour=Behaviour(

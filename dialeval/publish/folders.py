@@ -42,7 +42,7 @@ from dialeval.models.shipped import CHECKOUT_ROOT
 
 REFERENCE_FILE = "dialeval_reference.json"
 FOLDER_LIMIT_MB = 25.0
-TOTAL_LIMIT_MB = 80.0
+TOTAL_LIMIT_MB = 100.0  # 80 until GRADE's cross-encoder joined the frozen model the combined metric still reads
 TOLERANCE = 1e-4
 RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"  # publishing is done from a checkout
 FULL_COMMIT = "1f1df98"  # the commit whose benchmarks/results hold the full fine-tunes' correlations
