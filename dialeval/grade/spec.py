@@ -14,11 +14,16 @@ SETS = {"grade-convai2": ("convai2", "ConvAI2"), "grade-dailydialog": ("dailydia
         "grade-empathetic": ("empatheticdialogues", "EmpatheticDialogues")}
 # sub-score -> metric row of Table 1 (BLEU-4, ROUGE-L and METEOR come from multiref)
 PAPER_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
-BUILD_FROZEN = "python training/grade.py --output hub/grade-dailydialog"
-# the default: the cache (examples, negatives, keyword graphs) on the CPU, the LoRA cross-encoder on a GPU
-BUILD = ("python training/grade.py --lora-r 8 --pair-encoding cross --prepare-graphs --output hub/grade-dailydialog-cross"
-         " && python training/grade.py --lora-r 8 --pair-encoding cross --epochs 1 --device cuda"
-         " --output hub/grade-dailydialog-cross")
+# bundled folder -> how it is rebuilt; the default first: its cache (examples, negatives, keyword graphs)
+# built on the CPU, the LoRA cross-encoder trained on a GPU; then the frozen-encoder model (an option,
+# and the combined metric's input)
+BUILDS = {
+    "grade-dailydialog-cross": (
+        "python training/grade.py --lora-r 8 --pair-encoding cross --prepare-graphs --output hub/grade-dailydialog-cross"
+        " && python training/grade.py --lora-r 8 --pair-encoding cross --epochs 1 --device cuda"
+        " --output hub/grade-dailydialog-cross"),
+    "grade-dailydialog": "python training/grade.py --output hub/grade-dailydialog",
+}
 
 
 def _judgments(folder: str):
@@ -42,9 +47,8 @@ SPEC = MetricSpec(
     summary="graph-enhanced coherence of a response to its context (Huang et al. 2020)",
     runner=run_grade,
     scales=lambda: scales.SCALES,
-    bundled=("grade-dailydialog-cross", "grade-dailydialog"),
-    build_hints={"dialeval/grade-dailydialog-cross": BUILD, "grade-dailydialog-cross": BUILD,
-                 "dialeval/grade-dailydialog": BUILD_FROZEN, "grade-dailydialog": BUILD_FROZEN},
+    bundled=tuple(BUILDS),
+    build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
     published=published,
     benchmarks={
@@ -56,11 +60,11 @@ SPEC = MetricSpec(
     grid_jobs=(Job("grade", "grade", {}, ("grade",)),),
     samples={folder: (EvaluateSample(
         "grade", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
-        "model", "grade_scores"),) for folder in ("grade-dailydialog-cross", "grade-dailydialog")},
+        "model", "grade_scores"),) for folder in BUILDS},
     cards={folder: CardSpec(
         datasets=("li2017dailydialog/daily_dialog",), tags=("grade", "dialogue-evaluation"), library_name="pytorch",
         license="cc-by-nc-sa-4.0", content="dialeval.grade.card:card_content")
-        for folder in ("grade-dailydialog-cross", "grade-dailydialog")},
+        for folder in BUILDS},
     demo=(DemoChoice("grade (coherence via a keyword knowledge graph)",
                      refers_to=(("", "response given the context"),), needs=("context",)),),
     behaviour=Behaviour(
