@@ -260,7 +260,7 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     assert set(out) == set(registry.METRICS)
     # combined scores with the fakes' FED and holistic, the real GRADE, and names the NLI it could not load
     assert len(out["combined"]["scores"]["combined"]) == 6 and "missing:holistic-consistency" in out["combined"]["signatures"][0]
-    assert len(out["grade"]["scores"]["grade"]) == 6 and "|lora:no|" in out["grade"]["signatures"][0]  # the bundled frozen-encoder model
+    assert len(out["grade"]["scores"]["grade"]) == 6 and "|pair:cross|lora:yes|" in out["grade"]["signatures"][0]  # the default cross-encoder
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]
     assert len(out["multiref"]["scores"]["bleu2"]) == 6
