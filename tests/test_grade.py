@@ -863,6 +863,19 @@ def test_sweep_specs_parse_and_reject_unknown_keys():
         parse_spec("graph=1,dropout=0.2")
 
 
+PINNED_CONTEXTS = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
+PINNED_RESPONSES = ["what are their names ?", "i like pizza ."]
+
+
+def assert_pinned_heads(scorer, graph_scores: list[float], nograph_scores: list[float]) -> None:
+    """A bundled folder's graph and no-graph head scores of the two pinned pairs (sigmoid outputs of
+    float32 sums: abs 1e-5)."""
+    assert scorer.score(PINNED_CONTEXTS, PINNED_RESPONSES, graph=True)["grade_scores"] == pytest.approx(
+        graph_scores, abs=1e-5)
+    assert scorer.score(PINNED_CONTEXTS, PINNED_RESPONSES, graph=False)["grade_scores"] == pytest.approx(
+        nograph_scores, abs=1e-5)
+
+
 def test_bundled_folder_scores_of_both_heads_are_pinned():
     """The bundled ``dialeval/grade-dailydialog`` (issue #18: Eq. 1-12 as the default, frozen
     all-mpnet-base-v2, dual encoding, no similarity skip, all DailyDialog train pairs for 3 epochs): graph and no-graph
@@ -871,12 +884,7 @@ def test_bundled_folder_scores_of_both_heads_are_pinned():
     from dialeval.grade.scorer import GradeScorer
 
     scorer = GradeScorer("dialeval/grade-dailydialog")
-    contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
-    responses = ["what are their names ?", "i like pizza ."]
-    assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
-        [0.5746946930885315, 0.44351789355278015], abs=1e-5)
-    assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
-        [0.6017256379127502, 0.3669535219669342], abs=1e-5)
+    assert_pinned_heads(scorer, [0.5746946930885315, 0.44351789355278015], [0.6017256379127502, 0.3669535219669342])
     config = scorer.config
     assert not config.similarity_skip and scorer.head(True).skip is None
     assert config.gat_self_term and config.graph_out_elu and config.max_hops == 19
@@ -894,12 +902,7 @@ def test_the_default_cross_encoder_folder_scores_of_both_heads_are_pinned():
 
     assert DEFAULT_MODEL == "dialeval/grade-dailydialog-cross"
     scorer = GradeScorer(DEFAULT_MODEL)
-    contexts = [["do you like dogs ?", "i love them , i have two ."], ["what is your job ?"]]
-    responses = ["what are their names ?", "i like pizza ."]
-    assert scorer.score(contexts, responses, graph=True)["grade_scores"] == pytest.approx(
-        [0.9081725478172302, 0.6308144927024841], abs=1e-5)
-    assert scorer.score(contexts, responses, graph=False)["grade_scores"] == pytest.approx(
-        [0.8293294906616211, 0.41520485281944275], abs=1e-5)
+    assert_pinned_heads(scorer, [0.9081725478172302, 0.6308144927024841], [0.8293294906616211, 0.41520485281944275])
     config = scorer.config
     assert config.pair_encoding == "cross" and config.encoder_lora and not config.similarity_skip
     assert config.departures() == ["encoder-mpnet", "lora", "glove", "cn100k"]
