@@ -32,8 +32,9 @@ def subscore_checks(metric: str, split: str, n: int, kinds: list[str], options: 
     judged scores, else not), and the runner's signatures."""
     cases = dailydialog_cases(n, seed, split)
     replies = {REAL: [case.reply for case in cases], **build(cases, seed, kinds)}
-    scored, signatures = score_replies(metric, cases, replies, options)
-    must_catch = spec(metric).behaviour.must_catch
+    behaviour = spec(metric).behaviour
+    scored, signatures = score_replies(metric, cases, replies, options, behaviour.references)
+    must_catch = behaviour.must_catch
     checks = {}
     for score, real in scored[REAL].items():
         higher = describe(metric, score).higher_is_better is not False
