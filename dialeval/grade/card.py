@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 
 from dialeval.core.spec import CardContent
-from dialeval.models.hub import Measured
+from dialeval.models.hub import Measured, folder_results
 from dialeval.models.shipped import CHECKOUT_ROOT
 
 RESULTS_DIR = CHECKOUT_ROOT / "benchmarks" / "results"
@@ -21,23 +21,9 @@ REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (whi
 CARD_SETS = ("convai2", "dailydialog", "empathetic")
 
 
-def folder_results(output: Path, name: str) -> dict | None:
-    """The benchmark result of set ``name`` measured with the weights in ``output`` (its signature
-    names them): ``benchmarks/results/grade-<set>.json`` or ``benchmarks/results/<folder>/grade-<set>.json``."""
-    from dialeval.models.hub import content_hash
-
-    weights = f"@{content_hash(output)}|"
-    for path in (RESULTS_DIR / f"grade-{name}.json", RESULTS_DIR / output.name / f"grade-{name}.json"):
-        if path.is_file():
-            result = json.loads(path.read_text())
-            if weights in result.get("signature", ""):
-                return result
-    return None
-
-
 def card_content(output: Path) -> CardContent:
     """The card of ``output``: training summary and held-out accuracy from its report and, where
-    :func:`folder_results` finds them, the mean Pearson / Spearman over dialogue models."""
+    :func:`dialeval.models.hub.folder_results` finds them, the mean Pearson / Spearman over dialogue models."""
     from dialeval.core.nli import PYPI_ENCODERS
     from dialeval.core.tables import fmt
     from dialeval.grade.model import GradeConfig
@@ -48,7 +34,7 @@ def card_content(output: Path) -> CardContent:
 
     measured, rows, verdicts = [], [], []
     for name in CARD_SETS:
-        result = folder_results(output, name)
+        result = folder_results(output, RESULTS_DIR, f"grade-{name}")
         if result is None:
             continue
         ours = result["metrics"]["GRADE (ours)"]

@@ -89,6 +89,19 @@ def _hash_files(root: Path, stamp: tuple[tuple[str, int, int], ...]) -> str:
     return digest.hexdigest()[:HASH_CHARS]
 
 
+def folder_results(folder: str | os.PathLike, results_dir: str | os.PathLike, stem: str) -> dict | None:
+    """The saved benchmark result ``<results_dir>/<stem>.json``, else ``<results_dir>/<folder name>/<stem>.json``,
+    that was measured with ``folder``'s weights (its text names them: ``@<content hash>``); ``None``
+    when neither was. A card shows only its own weights' numbers this way."""
+    weights = f"@{content_hash(folder)}"
+    for path in (Path(results_dir) / f"{stem}.json", Path(results_dir) / Path(folder).name / f"{stem}.json"):
+        if path.is_file():
+            text = path.read_text()
+            if weights in text:
+                return json.loads(text)
+    return None
+
+
 def weights_id(name: str, folder: str | os.PathLike | None) -> str:
     """``<name>@<content hash>`` for a local folder, plain ``name`` for a Hub id not on disk."""
     if folder is None or not Path(folder).is_dir():
