@@ -29,10 +29,11 @@ DEFAULT_CONTEXTS = 20
 # with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED and holistic, and
 # combined which reads them, on their Gemma-3-270M adapters); holistic coherence as weighted PMI, its
 # default since the same day (combined reads Pang et al.'s, the one it was trained on); GRADE on its
-# LoRA cross-encoder, the default since 2026-11-27 (combined reads the frozen-encoder model)
+# LoRA cross-encoder, the default since 2026-11-27 (combined reads the frozen-encoder model); SSREM on
+# all-mpnet-base-v2, the default since the same day (combined reads the GloVe model)
 PINNED = {
-    "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (17, 0), "other_reply": (15, 0),
-                          "lowercase": 0.2241, "paraphrase": 0.2237}},
+    "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
+                          "lowercase": 0.2234, "paraphrase": 0.2231}},  # the mpnet model, 2026-11-27
     "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (16, 0),
                         "lowercase": 0.1201, "paraphrase": -0.0730}},  # the cross-encoder, 2026-11-27
     "holistic": {

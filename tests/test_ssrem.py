@@ -252,6 +252,47 @@ def test_encodings_are_cached_in_chunks_that_a_later_run_resumes(tmp_path, monke
     assert training.encode_cached(again, texts, "utterances").tolist() == expected.tolist() and again.calls == []
 
 
+def test_turn_pooled_contexts_reuse_the_utterance_encodings(tmp_path, monkeypatch):
+    """--context-pooling turns: v(c) is the unit-length mean of the turns' own vectors. Training takes
+    them from the utterance table (only utterances are encoded) and the scorer pools the same way."""
+    from dialeval.ssrem import training
+
+    from dialeval.ssrem.encoders import encode_contexts, pool_turns
+
+    pooled = pool_turns(np.array([[1, 0], [0, 1], [0, 0]], dtype=np.float32), [[0, 1], [2], [0, 0, 1]])
+    assert pooled.ravel().tolist() == pytest.approx([2 ** -0.5, 2 ** -0.5, 0.0, 0.0, 2 / 5 ** 0.5, 1 / 5 ** 0.5])
+    with pytest.raises(ValueError, match="needs a sentence encoder"):
+        encode_contexts(ssrem.make_encoder(None), [["hi there"]], "turns")
+    with pytest.raises(ValueError, match="unknown context pooling 'max'"):
+        encode_contexts(ssrem.make_encoder(None), [["hi there"]], "max")
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    encoded = []
+    plain = training.encode_cached
+    monkeypatch.setattr(training, "encode_cached", lambda enc, texts, what, deadline=None: (
+        encoded.append(what), plain(enc, texts, what, deadline))[1])
+    corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(30))
+    out = ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(tmp_path / "model"),
+                               "--encoder", ssrem.MINILM, "--context-pooling", "turns", "--threads", "1",
+                               "--per-type", "1"])
+    assert encoded == ["utterances"]
+    config = json.loads((out / ssrem.CONFIG_FILE).read_text())
+    assert config["context_pooling"] == "turns" and config["dim"] == 384
+
+    scorer = ssrem.SSREMScorer(out)
+    M = ssrem.load_module(out).M.detach().numpy()
+    context, response = ["i like pizza and cheese", "me too", "what else"], "i like soup"
+    turns = scorer.encoder.encode(context)
+    c = turns.mean(0) / np.linalg.norm(turns.mean(0))
+    r = scorer.encoder.encode([response])[0]
+    assert scorer.f([["ignored, over three turns", *context]], [response])[0] == pytest.approx(
+        float(c @ M @ r), abs=1e-5)
+    assert "|ctx:3+mean|" in scorer.score([context], [response], ["i like bread"])["signature"]
+    with pytest.raises(ValueError, match="needs a sentence encoder"):
+        ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(tmp_path / "glove"),
+                             "--context-pooling", "turns", "--threads", "1"])
+
+
 def test_random_negatives_train_rsrem(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(40))
@@ -279,14 +320,33 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
         ssrem.check_inputs([["hi", None]], ["a"], ["x"])
 
 
-def test_bundled_model_scores_through_the_evaluate_module():
+PINNED_CONTEXTS = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 3
+PINNED_RESPONSES = ["That sounds good! Have you seen Thor?", "Enjoy your concert", "I like the weather"]
+PINNED_REFERENCES = ["Yeah let's go to the theater"] * 3
+
+
+def test_default_mpnet_model_ranks_the_fitting_reply_first():
+    """The default, all-mpnet-base-v2 turn vectors: f of the pinned replies, the reply that answers the
+    movie question first (the GloVe model puts the off-topic "Enjoy your concert" first)."""
+    import dialeval
+
+    result = dialeval.load("ssrem").compute(contexts=PINNED_CONTEXTS, responses=PINNED_RESPONSES,
+                                            references=PINNED_REFERENCES)
+    assert "model:dialeval/ssrem-chitchat-mpnet@67b34d8f9a34|enc:mpnet-base|ctx:3+mean|" in result["signature"]
+    f = [0.8680892, 0.7459048, 0.3113017]
+    assert result["ssrem_f_scores"] == pytest.approx(f, abs=1e-5)
+    assert result["ssrem_g_scores"] == pytest.approx([0.1271644, 0.0832529, 0.1480139], abs=1e-6)  # g: GloVe, unchanged
+    assert (result["ssrem_f_min"], result["ssrem_f_max"]) == pytest.approx((-0.4392115, 1.4434860), abs=1e-6)
+    assert result["ssrem_scores"] == pytest.approx([0.5106567, 0.4213428, 0.3897867], abs=1e-5)
+
+
+def test_bundled_glove_model_scores_through_the_evaluate_module():
     import dialeval
 
     module = dialeval.load("ssrem")
-    contexts = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 3
-    responses = ["That sounds good! Have you seen Thor?", "Enjoy your concert", "I like the weather"]
-    references = ["Yeah let's go to the theater"] * 3
-    result = module.compute(contexts=contexts, responses=responses, references=references)  # default: "model"
+    contexts, responses, references = PINNED_CONTEXTS, PINNED_RESPONSES, PINNED_REFERENCES
+    glove = "dialeval/ssrem-chitchat"
+    result = module.compute(contexts=contexts, responses=responses, references=references, model=glove)
     assert "model:dialeval/ssrem-chitchat@a6a75f3b7e22" in result["signature"]
     assert "scaling:model" in result["signature"] and "enc:glove-6b-50d-centered" in result["signature"]
     # the bundled weights' f (no tanh: 2.55 is outside [-1, 1]) and g, then h with the stored constants
@@ -299,7 +359,7 @@ def test_bundled_model_scores_through_the_evaluate_module():
     assert result["ssrem_scores"][1] == pytest.approx((1.0 + (g[1] - result["ssrem_g_min"]) / (
         result["ssrem_g_max"] - result["ssrem_g_min"])) / 2, abs=1e-5)  # f above the 99th percentile: clipped to 1
     # the paper's min-max over the scored set: item 0 has the lowest f, item 1 the highest f and lowest g
-    by_set = module.compute(contexts=contexts, responses=responses, references=references, scaling="set")
+    by_set = module.compute(contexts=contexts, responses=responses, references=references, scaling="set", model=glove)
     assert "scaling:set" in by_set["signature"]
     assert by_set["ssrem_scores"] == pytest.approx(
         [(0.0 + (g[0] - g[1]) / (g[2] - g[1])) / 2, 0.5, ((f[2] - f[0]) / (f[1] - f[0]) + 1.0) / 2], abs=1e-5)

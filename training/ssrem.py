@@ -11,12 +11,21 @@ Corpus: ``--corpus chitchat`` (PyPI ``chitchat-dataset``: 4,017 two-party conver
 reply, 1,195 persistent sender ids; the authors' Twitter corpus is not public) or any JSONL of
 ``{"turns": [{"speaker", "text"}, ...]}``. Split 80/10/10 by conversation
 (:func:`dialeval.ssrem.corpus.split_of`, a content hash, so it does not depend on the corpus order).
-``v(.)`` is frozen (GloVe average or MiniLM-L6, ``--encoder``), so every utterance and context is
-encoded once (cached under ``$DIALEVAL_CACHE/ssrem``) and only ``M`` is trained: CPU minutes. A word
+``v(.)`` is frozen (GloVe average, MiniLM-L6 or all-mpnet-base-v2, ``--encoder``), so every utterance and
+context is encoded once (cached under ``$DIALEVAL_CACHE/ssrem``) and only ``M`` is trained: CPU minutes. A word
 average is centred on the mean average of the training utterances (stored as ``center`` in
 ``config.json``; ``--no-center`` keeps the raw average). Negative pools hold only utterances with
 at least ``--min-tokens`` word tokens (default 3). SSREM and RSREM differ only in ``--negatives``:
 train both with the same ``--max-steps`` and no ``--minutes`` limit for identical budgets.
+
+Three departures, off by default (the GloVe model is the paper's recipe) and on for the default
+mpnet model (issue 32; ``benchmarks/results/ssrem-mpnet.md`` has the measurements that chose them):
+``--context-pooling turns`` makes ``v(c)`` the mean of the context turns' unit vectors, taken from
+the utterance table instead of encoding every context again; ``--target-min-tokens 3`` applies the
+negatives' length rule to the true responses too (else a short generic reply is never a negative and
+``f`` learns to prefer it); ``--identity-penalty`` starts ``M`` at the identity (``f`` = the
+encoder's cosine) and adds ``lambda * ||M - I||^2`` to the loss, so that training corrects the
+untrained baseline rather than replacing it.
 
 After training: the min-max constants of ``f`` and ``g`` (1st / 99th percentiles over the
 validation split's candidates; ``g`` of each negative against the true response, per mover mode)
@@ -32,7 +41,10 @@ Examples::
 
     python training/ssrem.py --negatives random --threads 1              # -> hub/ssrem-chitchat/ablation-rsrem
     python training/ssrem.py --threads 1                                 # -> hub/ssrem-chitchat (+ card)
-    python training/ssrem.py --card                                      # rewrite hub/ssrem-chitchat/README.md
+    python training/ssrem.py --card                                      # rewrite every bundled folder's README.md
+
+The default model, ``hub/ssrem-chitchat-mpnet`` (all-mpnet-base-v2 turn vectors), and its ablation:
+:data:`dialeval.ssrem.spec.BUILDS` has the two command lines.
     python training/ssrem.py --tiny --corpus convs.jsonl --output OUT    # tests
 """
 
@@ -45,9 +57,9 @@ from pathlib import Path
 from dialeval.core.training import add_loop_arguments, prepare_run
 from dialeval.publish import write_model_card
 from dialeval.ssrem.checkpoint import ABLATION
-from dialeval.ssrem.encoders import SENTENCE_ENCODERS
+from dialeval.ssrem.encoders import CONTEXT_POOLINGS, SENTENCE_ENCODERS
 from dialeval.ssrem.negatives import MIN_TOKENS, NEGATIVE_MODES
-from dialeval.ssrem.training import BUNDLED, EncodingPaused, default_output, report_line, train
+from dialeval.ssrem.training import BUNDLED, BUNDLED_FOLDERS, EncodingPaused, default_output, report_line, train
 
 
 def main(argv: list[str] | None = None) -> Path:
@@ -60,20 +72,31 @@ def main(argv: list[str] | None = None) -> Path:
                              f"{sorted(SENTENCE_ENCODERS)} (frozen, encoded once in resumable chunks)")
     parser.add_argument("--per-type", type=int, default=2, help="negatives of each type per pair")
     parser.add_argument("--context-turns", type=int, default=3)
+    parser.add_argument("--context-pooling", choices=CONTEXT_POOLINGS, default="joined",
+                        help="v(c): joined = the turns encoded as one text (the paper's word average); turns = the "
+                             "mean of the turns' unit vectors (sentence encoders; reuses the utterance encodings)")
     parser.add_argument("--min-tokens", type=int, default=MIN_TOKENS,
                         help="negative pools hold only utterances with at least this many word tokens")
+    parser.add_argument("--target-min-tokens", type=int, default=0,
+                        help="train only on pairs whose true response has at least this many word tokens (default "
+                             "0: all; --min-tokens's value keeps length alone from telling true from negative)")
     parser.add_argument("--no-center", dest="center", action="store_false",
                         help="keep the raw word average (default: centred on the training utterances' mean)")
+    parser.add_argument("--identity-penalty", type=float, default=0.0,
+                        help="0: M starts at zero, unregularised (the paper); > 0: M starts at the identity (f = the "
+                             "encoder's cosine) and the loss adds this times ||M - I||^2 (a learned scale sets the "
+                             "logits' temperature)")
     parser.add_argument("--batch-size", type=int, default=64)
     parser.add_argument("--minmax-pairs", type=int, default=300)
     parser.add_argument("--heldout-pairs", type=int, default=None, help="default: every test pair")
     parser.add_argument("--max-conversations", type=int, default=None, help="use only the corpus' first N")
     parser.add_argument("--output", type=Path, help=f"default: {BUNDLED} (random: .../{ABLATION})")
-    parser.add_argument("--card", action="store_true", help="only rewrite the bundled folder's model card")
+    parser.add_argument("--card", action="store_true", help="only rewrite the bundled folders' model cards")
     add_loop_arguments(parser, lr=3e-3, warmup=100, max_steps=3000, what_tiny="the first 60 conversations")
     args = parser.parse_args(argv)
     if args.card:
-        print(write_model_card(BUNDLED))
+        for folder in BUNDLED_FOLDERS:
+            print(write_model_card(folder))
         return BUNDLED
     for name in ("per_type", "context_turns", "batch_size"):
         if getattr(args, name) < 1:
@@ -87,7 +110,7 @@ def main(argv: list[str] | None = None) -> Path:
         print(paused, flush=True)
         return output
     print(f"saved {output} after {state['step']} steps ({state.get('minutes')} min); {report_line(state)}", flush=True)
-    if output == BUNDLED:
+    if output.resolve() in [folder.resolve() for folder in BUNDLED_FOLDERS]:
         write_model_card(output)
     if args.push_to_hub:
         from huggingface_hub import HfApi

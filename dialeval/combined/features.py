@@ -51,10 +51,13 @@ JOBS: tuple[str, ...] = tuple(dict.fromkeys(f.job for f in FEATURES))
 # Options a component job runs with inside the combined metric, over its grid job's: the features the
 # bundled model was trained on. Holistic coherence is Pang et al.'s (``pmi_weight=0``): weighted PMI
 # became holistic's default on 2026-11-26, after the model was trained; GRADE is the frozen-encoder
-# model (``dialeval/grade-dailydialog``): the LoRA cross-encoder became GRADE's default on 2026-11-27.
-# Training on them needs every grid job rescored (about three CPU hours), so the model keeps its
-# inputs until it is retrained.
-PINNED_OPTIONS: dict[str, dict[str, Any]] = {"holistic": {"pmi_weight": 0}, "grade": {"model": "dialeval/grade-dailydialog"}}
+# model (``dialeval/grade-dailydialog``): the LoRA cross-encoder became GRADE's default on 2026-11-27;
+# SSREM is the GloVe model (``dialeval/ssrem-chitchat``): the mpnet model became SSREM's default on
+# 2026-11-27. Training on them needs every grid job rescored (about three CPU hours), so the model
+# keeps its inputs until it is retrained.
+PINNED_OPTIONS: dict[str, dict[str, Any]] = {"holistic": {"pmi_weight": 0},
+                                             "grade": {"model": "dialeval/grade-dailydialog"},
+                                             "ssrem": {"model": "dialeval/ssrem-chitchat"}}
 
 
 def feature_table(job_scores: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, list[float]]:

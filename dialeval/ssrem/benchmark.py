@@ -53,7 +53,8 @@ def table4(dataset: str, model: str | None = None, ablation: str | None = None, 
     rows = {name: baseline[sub] for name, sub in BASELINES.items()}
     signatures = {"baselines": baseline_signature}
     scored = {}
-    for name, folder in (("RSREM", ablation or default_ablation()), ("SSREM", model or DEFAULT_MODEL)):
+    model = model or DEFAULT_MODEL
+    for name, folder in (("RSREM", ablation or default_ablation(model)), ("SSREM", model)):
         if folder is not None:
             scored[name] = SSREMScorer(folder, word_vectors).score(contexts, responses, references,
                                                                    scaling=scaling, mover=mover)
@@ -120,7 +121,8 @@ def heldout(model: str | None = None, ablation: str | None = None, limit: int | 
 
     out: dict[str, Any] = {"dataset": "ssrem-heldout", "metric": "ssrem", "split": split}
     scorers = {}
-    for name, folder in (("ssrem", model or DEFAULT_MODEL), ("rsrem", ablation or default_ablation())):
+    model = model or DEFAULT_MODEL
+    for name, folder in (("ssrem", model), ("rsrem", ablation or default_ablation(model))):
         if folder is None:
             continue
         scorers[name] = scorer = SSREMScorer(folder)

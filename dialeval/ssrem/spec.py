@@ -11,7 +11,16 @@ from dialeval.ssrem.runner import run_ssrem
 
 # The rated sets of the Table 4 layout (single-reference multiref-mturk, GRADE's three sets)
 TABLE4_SETS = ("multiref-mturk", "grade-convai2", "grade-dailydialog", "grade-empatheticdialogues")
-BUILD = "python training/ssrem.py --negatives random --threads 1 && python training/ssrem.py --threads 1"
+# bundled folder -> how it is rebuilt, the default first: all-mpnet-base-v2 turn vectors (the utterance
+# encodings cached once, about 80 CPU minutes), then the GloVe model (an option, and the combined
+# metric's input); each folder holds its RSREM ablation
+MPNET_RUN = ("python training/ssrem.py --encoder mpnet-base --context-pooling turns --target-min-tokens 3 "
+             "--identity-penalty 1e-4 --heldout-pairs 1000 --threads 1")
+BUILDS = {
+    "ssrem-chitchat-mpnet": f"{MPNET_RUN} --negatives random --output hub/ssrem-chitchat-mpnet/ablation-rsrem"
+                            f" && {MPNET_RUN} --output hub/ssrem-chitchat-mpnet",
+    "ssrem-chitchat": "python training/ssrem.py --negatives random --threads 1 && python training/ssrem.py --threads 1",
+}
 # The demo scores one item: the set's own min-max (scaling="set", the paper) would give it 0.5
 # whatever it says; the percentiles stored with the model keep the score independent of the set.
 DEMO_SCALING = "model"
@@ -21,8 +30,8 @@ SPEC = MetricSpec(
     summary="speaker-sensitive context/reference similarity (Bak & Oh 2020)",
     runner=run_ssrem,
     scales=lambda: scales.SCALES,
-    bundled=("ssrem-chitchat",),
-    build_hints={"dialeval/ssrem-chitchat": BUILD, "ssrem-chitchat": BUILD},
+    bundled=tuple(BUILDS),
+    build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     benchmarks={
         **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,),
                                       runs={f"ssrem-{name}": {}}) for name in TABLE4_SETS},
@@ -30,11 +39,13 @@ SPEC = MetricSpec(
         "ssrem-heldout": Benchmark("dialeval.ssrem.benchmark", "heldout", "format_heldout", runs={"ssrem-heldout": {}}),
     },
     grid_jobs=(Job("ssrem", "ssrem", {}, ("ssrem",)),),
-    samples={"ssrem-chitchat": (EvaluateSample(
+    samples={folder: (EvaluateSample(
         "ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
-                        "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)},
-    cards={"ssrem-chitchat": CardSpec(datasets=("chitchat-dataset",), tags=("dialogue-evaluation", "ssrem"),
-                                      library_name="dialeval", content="dialeval.ssrem.card:card_content")},
+                        "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)
+        for folder in BUILDS},
+    cards={folder: CardSpec(datasets=("chitchat-dataset",), tags=("dialogue-evaluation", "ssrem"),
+                            library_name="dialeval", content="dialeval.ssrem.card:card_content")
+           for folder in BUILDS},
     demo=(DemoChoice("ssrem (learned context fit + similarity to references)", {"scaling": DEMO_SCALING},
                      refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
                                 ("", "response given the context and references")),

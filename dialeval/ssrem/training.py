@@ -30,13 +30,15 @@ from dialeval.core.training import STATE_FILE, load_state, run_steps
 from dialeval.models.hub import HUB_ROOT
 from dialeval.ssrem.checkpoint import ABLATION, WEIGHTS_FILE, bilinear_module, load_module, save_model
 from dialeval.ssrem.corpus import SPLIT_SEED, load_corpus, split_corpus, split_of
-from dialeval.ssrem.encoders import WordAverageEncoder, make_encoder
+from dialeval.ssrem.encoders import WordAverageEncoder, check_pooling, make_encoder, pool_turns
 from dialeval.ssrem.heldout import heldout_negatives
 from dialeval.ssrem.mover import MOVER_MODES
-from dialeval.ssrem.negatives import NegativeSampler
+from dialeval.ssrem.negatives import NegativeSampler, word_count
 from dialeval.ssrem.scorer import SSREMScorer
+from dialeval.ssrem.spec import BUILDS
 
-BUNDLED = HUB_ROOT / "ssrem-chitchat"
+BUNDLED = HUB_ROOT / "ssrem-chitchat"  # what the default arguments (GloVe) rebuild
+BUNDLED_FOLDERS = tuple(HUB_ROOT / folder for folder in BUILDS)  # the folders with a card, the default first
 
 
 def candidate_loss(scores):
@@ -44,6 +46,28 @@ def candidate_loss(scores):
     import torch
 
     return -torch.log_softmax(scores, dim=1)[:, 0].mean()
+
+
+class IdentityAnchored(torch.nn.Module):
+    """Training-only view of the bilinear ``f`` for ``--identity-penalty``: ``M`` starts at the identity
+    (``f`` = the frozen encoder's cosine, the untrained baseline), the loss adds
+    ``penalty * ||M - I||_F^2``, and the candidate logits are ``f`` times a learned scale (a ranking
+    does not depend on it, so only ``M`` is saved: the checkpoint format is unchanged)."""
+
+    def __init__(self, bilinear: torch.nn.Module, penalty: float, log_scale: float = 0.0):
+        super().__init__()
+        self.bilinear, self.penalty = bilinear, penalty
+        self.log_scale = torch.nn.Parameter(torch.tensor(float(log_scale)))
+
+    @property
+    def M(self) -> torch.nn.Parameter:
+        return self.bilinear.M
+
+    def forward(self, c: torch.Tensor, r: torch.Tensor) -> torch.Tensor:
+        return self.bilinear(c, r) * self.log_scale.exp()
+
+    def regularizer(self) -> torch.Tensor:
+        return self.penalty * (self.M - torch.eye(self.M.shape[0], dtype=self.M.dtype)).pow(2).sum()
 
 
 def default_output(negatives: str) -> Path:
@@ -138,16 +162,20 @@ def train(args: argparse.Namespace, output: Path) -> dict:
         conversations = conversations[: 60 if args.tiny else args.max_conversations]
     train_convs = split_corpus(conversations)["train"]
     sampler = NegativeSampler(train_convs, args.min_tokens)
-    targets = sampler.responses()
+    targets = [t for t in sampler.responses() if word_count(sampler.utterances[t].text) >= args.target_min_tokens]
     if len(targets) < args.batch_size:
         raise ValueError(f"{args.corpus}: {len(targets)} training pairs, fewer than --batch-size {args.batch_size}")
     encoder = make_encoder(args.encoder, args.device)
     texts = [u.text for u in sampler.utterances]
     deadline = started + 60 * args.minutes if args.minutes else None  # the run's budget covers the encoding
-    U = torch.from_numpy(encode_cached(encoder, texts, "utterances", deadline))
-    C = torch.from_numpy(encode_cached(
-        encoder, [" ".join(sampler.context(t, args.context_turns)) for t in targets], f"contexts{args.context_turns}",
-        deadline))
+    check_pooling(encoder, args.context_pooling)
+    utterance_vectors = encode_cached(encoder, texts, "utterances", deadline)
+    if args.context_pooling == "turns":  # v(c) from the utterance table: no context is encoded again
+        contexts = pool_turns(utterance_vectors, [sampler.context_ids(t, args.context_turns) for t in targets])
+    else:
+        contexts = encode_cached(encoder, [" ".join(sampler.context(t, args.context_turns)) for t in targets],
+                                 f"contexts{args.context_turns}", deadline)
+    U, C = torch.from_numpy(utterance_vectors), torch.from_numpy(contexts)
     center = None
     if args.center and isinstance(encoder, WordAverageEncoder):  # v - mean v over training utterances
         known = U.abs().sum(1) > 0
@@ -156,13 +184,16 @@ def train(args: argparse.Namespace, output: Path) -> dict:
         U = torch.where(known[:, None], U - shift, U)
         C = torch.where((C.abs().sum(1) > 0)[:, None], C - shift, C)
 
-    module = load_module(output) if args.resume and (output / WEIGHTS_FILE).is_file() \
-        else bilinear_module(encoder.dim)
+    resumed = args.resume and (output / WEIGHTS_FILE).is_file()
+    module = load_module(output) if resumed else bilinear_module(encoder.dim)
     config = {"architecture": "ssrem-bilinear", "encoder": args.encoder, "dim": encoder.dim,
-              "context_turns": args.context_turns, "negatives": args.negatives, "per_type": args.per_type,
-              "min_tokens": args.min_tokens, "corpus": args.corpus, "split_seed": SPLIT_SEED}
+              "context_turns": args.context_turns, "context_pooling": args.context_pooling,
+              "negatives": args.negatives, "per_type": args.per_type,
+              "min_tokens": args.min_tokens, "target_min_tokens": args.target_min_tokens, "corpus": args.corpus, "split_seed": SPLIT_SEED}
     if center is not None:
         config["center"] = center
+    if args.identity_penalty:
+        config["identity_penalty"] = args.identity_penalty
     state = load_state(output, args.resume, args, lambda: {
         "corpus": {"conversations": len(conversations), "train_conversations": len(train_convs),
                    "train_pairs": len(targets), "speakers": len({u.speaker for u in sampler.utterances})},
@@ -171,6 +202,12 @@ def train(args: argparse.Namespace, output: Path) -> dict:
     print(f"{len(targets)} training pairs from {len(train_convs)} conversations; encoder {encoder.name} "
           f"({encoder.dim}-d); negatives {args.negatives}", flush=True)
 
+    trained = module
+    if args.identity_penalty:
+        if not resumed:
+            with torch.no_grad():
+                module.M.copy_(torch.eye(encoder.dim))
+        trained = IdentityAnchored(module, args.identity_penalty, state.get("log_scale", 0.0))
     plan = itertools.islice(batches(len(targets), args.batch_size, args.seed), state["step"], None)
 
     def step_loss(step: int) -> torch.Tensor:
@@ -183,14 +220,17 @@ def train(args: argparse.Namespace, output: Path) -> dict:
                 counts[t] = counts.get(t, 0) + 1
         c = C[[k for k, _ in rows]]
         r = U[torch.tensor([ids for _, ids in rows])]
-        return candidate_loss(module(c, r))
+        loss = candidate_loss(trained(c, r))
+        return loss + trained.regularizer() if trained is not module else loss
 
     def save() -> None:
+        if trained is not module:
+            state["log_scale"] = round(float(trained.log_scale), 6)
         save_model(output, module, config)
         (output / STATE_FILE).write_text(json.dumps(state, indent=1))
 
     left = None if deadline is None else max(1e-3, (deadline - time.time()) / 60)  # what the encoding left
-    run_steps(module, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
+    run_steps(trained, step_loss, state, save, lr=args.lr, warmup=args.warmup, max_steps=args.max_steps,
               minutes=left, save_every=args.save_every)
     save()
 

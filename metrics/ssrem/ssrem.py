@@ -1,7 +1,8 @@
 """SSREM, the Speaker Sensitive Response Evaluation Model (Bak & Oh 2020), an evaluate module.
 
 A thin wrapper: the implementation is ``dialeval.ssrem.scorer``; the weights are the bundled
-``hub/ssrem-chitchat`` folder (``dialeval/ssrem-chitchat``).
+``hub/ssrem-chitchat-mpnet`` folder (``dialeval/ssrem-chitchat-mpnet``; the GloVe model
+``dialeval/ssrem-chitchat`` is an option).
 """
 
 import datasets
@@ -28,8 +29,9 @@ SSREM scores a response from its context and a reference response: the mean of
 f(c, r) = v(c)^T M v(r), a context-response model trained to pick the true response among
 speaker-sensitive negatives (the same speaker's other utterances in the same conversation, with the
 same partner, elsewhere, and random ones), and g, a word-vector mover's similarity with the
-reference, each min-max scaled to [0, 1] with the constants stored with the model. v is the GloVe
-6B 50d average, centred on the training utterances' mean (or MiniLM-L6); the bundled weights were
+reference, each min-max scaled to [0, 1] with the constants stored with the model. v is the frozen
+all-mpnet-base-v2 sentence embedding (v(c): the mean of the last 3 turns' vectors; the option
+dialeval/ssrem-chitchat: the paper's word average, GloVe 6B 50d, centred); the bundled weights were
 trained on the chit-chat corpus (PyPI chitchat-dataset).
 """
 
@@ -38,13 +40,14 @@ Args:
     contexts (list of list of str): the turns before each response (the last 3 are used).
     responses (list of str): the responses to score.
     references (list of str, or list of list of str): reference response(s); g takes the best.
-    model (str, optional): a checkpoint folder or "dialeval/ssrem-chitchat" (default, bundled).
+    model (str, optional): a checkpoint folder, "dialeval/ssrem-chitchat-mpnet" (default, bundled) or
+        "dialeval/ssrem-chitchat" (bundled, GloVe).
     scaling (str, optional): min-max constants, "model" (default: the 1st / 99th percentiles stored
         with the checkpoint, as the CLI and the benchmarks; a score does not depend on the other
         items), "set" (the scored set's, the paper) or "auto" ("set" from 50 items on, else "model").
     mover (str, optional): g's variant, "sms" (default, sentence mover's similarity), "wms" or "s+wms".
     word_vectors (str, optional): a GloVe / word2vec text file for g instead of GloVe 6B 50d.
-    device (str, optional): for a MiniLM-based checkpoint.
+    device (str, optional): for a sentence-encoder checkpoint (the default's mpnet).
 Returns:
     ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
     the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;
@@ -59,7 +62,7 @@ Examples:
     ...                        responses=["That sounds good! Have you seen Thor?"],
     ...                        references=["Yeah let's go to the theater"])
     >>> round(result["ssrem"], 3), round(result["ssrem_f"], 3), round(result["ssrem_g"], 3)
-    (0.262, -0.629, 0.127)
+    (0.511, 0.868, 0.127)
 """
 
 _STRING = datasets.Value("string")
