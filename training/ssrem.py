@@ -19,7 +19,7 @@ at least ``--min-tokens`` word tokens (default 3). SSREM and RSREM differ only i
 train both with the same ``--max-steps`` and no ``--minutes`` limit for identical budgets.
 
 Three departures, off by default (the GloVe model is the paper's recipe) and on for the default
-mpnet model (issue 32; ``benchmarks/results/ssrem-mpnet.md`` has the measurements that chose them):
+mpnet model (issue 32; ``benchmarks/results/ssrem-mpnet-variants.md`` has the measurements that chose them):
 ``--context-pooling turns`` makes ``v(c)`` the mean of the context turns' unit vectors, taken from
 the utterance table instead of encoding every context again; ``--target-min-tokens 3`` applies the
 negatives' length rule to the true responses too (else a short generic reply is never a negative and
@@ -42,10 +42,10 @@ Examples::
     python training/ssrem.py --negatives random --threads 1              # -> hub/ssrem-chitchat/ablation-rsrem
     python training/ssrem.py --threads 1                                 # -> hub/ssrem-chitchat (+ card)
     python training/ssrem.py --card                                      # rewrite every bundled folder's README.md
+    python training/ssrem.py --tiny --corpus convs.jsonl --output OUT    # tests
 
 The default model, ``hub/ssrem-chitchat-mpnet`` (all-mpnet-base-v2 turn vectors), and its ablation:
 :data:`dialeval.ssrem.spec.BUILDS` has the two command lines.
-    python training/ssrem.py --tiny --corpus convs.jsonl --output OUT    # tests
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ TABLE4_SETS = ("multiref-mturk", "grade-convai2", "grade-dailydialog", "grade-em
 # encodings cached once, about 80 CPU minutes), then the GloVe model (an option, and the combined
 # metric's input); each folder holds its RSREM ablation
 MPNET_RUN = ("python training/ssrem.py --encoder mpnet-base --context-pooling turns --target-min-tokens 3 "
-             "--identity-penalty 1e-4 --heldout-pairs 1000 --threads 1")
+             "--identity-penalty 1e-4 --heldout-pairs 500 --threads 1")
 BUILDS = {
     "ssrem-chitchat-mpnet": f"{MPNET_RUN} --negatives random --output hub/ssrem-chitchat-mpnet/ablation-rsrem"
                             f" && {MPNET_RUN} --output hub/ssrem-chitchat-mpnet",
