@@ -327,6 +327,28 @@ def test_identity_penalty_and_the_length_rule_on_true_responses(tmp_path, monkey
     assert "log_scale" in report
 
 
+def test_heldout_scores_every_pair_in_one_call_as_the_per_level_loop_does():
+    """heldout_wins calls f once for all pairs (each context encoded once); the plain loop, one call
+    per negative level, gives the same f and wins."""
+    from dialeval.ssrem.heldout import heldout_draws, heldout_wins
+
+    scorer = ssrem.SSREMScorer("dialeval/ssrem-chitchat")
+    calls = []
+    plain_f = scorer.f
+    scorer.f = lambda contexts, responses: (calls.append(len(responses)), plain_f(contexts, responses))[1]
+    sampler, targets, drawn = heldout_draws(topical_corpus(40), "train", limit=12, min_tokens=3)
+    true_f, f_neg, wins = heldout_wins(scorer, sampler, targets, drawn)
+    assert calls == [len(targets) + sum(len(p) for p in drawn.values())]
+    texts = [u.text for u in sampler.utterances]
+    assert list(true_f.values()) == pytest.approx(
+        plain_f([sampler.context(t, 3) for t in targets], [texts[t] for t in targets]), abs=1e-6)
+    for kind, pairs in drawn.items():
+        loop = plain_f([sampler.context(t, 3) for t, _ in pairs], [texts[i] for _, i in pairs]) if pairs else []
+        assert f_neg[kind] == pytest.approx(loop, abs=1e-6)
+        assert wins[kind] == [float(true_f[t] > v) for (t, _), v in zip(pairs, loop)]
+    assert sum(len(p) for p in drawn.values()) > 12  # several levels were drawn
+
+
 def test_random_negatives_train_rsrem(tmp_path, monkeypatch):
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     corpus = write_corpus(tmp_path / "corpus.jsonl", topical_corpus(40))

@@ -108,15 +108,17 @@ def encode_contexts(encoder, contexts: Sequence[Sequence[str]], pooling: str = "
     """``v(c)`` of each context (its turns, already cut to the last few).
 
     ``"joined"``: the turns joined by spaces, encoded as one text (for a word average, the paper's
-    average over all their words). ``"turns"`` (sentence encoders only): the mean of the turns' own
+    average over all their words); a context that occurs several times is encoded once. ``"turns"`` (sentence encoders only): the mean of the turns' own
     unit vectors, rescaled to unit length; each distinct turn is encoded once, so the contexts of one
     dialogue share their turns' encodings, and training reuses its table of encoded utterances
     instead of encoding every context again (for mpnet, three CPU hours saved on the chit-chat corpus).
     """
     check_pooling(encoder, pooling)
-    if pooling == "joined":
-        return encoder.encode([" ".join(context) for context in contexts])
-    index: dict[str, int] = {}
+    if pooling == "joined":  # each distinct joined text encoded once
+        joined = [" ".join(context) for context in contexts]
+        index = {text: i for i, text in enumerate(dict.fromkeys(joined))}
+        return encoder.encode(list(index))[[index[text] for text in joined]]
+    index = {}
     for context in contexts:
         for turn in context:
             index.setdefault(turn, len(index))

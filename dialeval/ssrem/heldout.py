@@ -47,15 +47,16 @@ def heldout_draws(conversations: Sequence[Sequence[Turn]], split: str = "test", 
 
 def heldout_wins(scorer: SSREMScorer, sampler: NegativeSampler, targets: list[int],
                  drawn: dict[str, list]) -> tuple[dict[str, float], dict[str, list[float]], dict[str, list[float]]]:
-    """``(f of each true response, {type: f of each negative}, {type: [1.0 if f(true) > f(negative)]})``."""
+    """``(f of each true response, {type: f of each negative}, {type: [1.0 if f(true) > f(negative)]})``.
+    One call of ``scorer.f`` for every pair, so that each context is encoded once, not once per level."""
     texts = [u.text for u in sampler.utterances]
-    true_f = dict(zip(targets, scorer.f([sampler.context(t, scorer.context_turns) for t in targets],
-                                         [texts[t] for t in targets])))
-    f_neg, wins = {}, {}
-    for kind, pairs in drawn.items():
-        f_neg[kind] = scorer.f([sampler.context(t, scorer.context_turns) for t, _ in pairs],
-                               [texts[i] for _, i in pairs]) if pairs else []
-        wins[kind] = [float(true_f[t] > v) for (t, _), v in zip(pairs, f_neg[kind])]
+    pairs = [(t, t) for t in targets] + [pair for kind_pairs in drawn.values() for pair in kind_pairs]
+    f = scorer.f([sampler.context(t, scorer.context_turns) for t, _ in pairs], [texts[i] for _, i in pairs])
+    true_f = dict(zip(targets, f[: len(targets)]))
+    f_neg, wins, start = {}, {}, len(targets)
+    for kind, kind_pairs in drawn.items():
+        f_neg[kind], start = f[start : start + len(kind_pairs)], start + len(kind_pairs)
+        wins[kind] = [float(true_f[t] > v) for (t, _), v in zip(kind_pairs, f_neg[kind])]
     return true_f, f_neg, wins
 
 
