@@ -65,8 +65,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     folders = dict(item.split("=", 1) for item in args.folders)
     configs = {name: json.loads((Path(f) / CONFIG_FILE).read_text()) for name, f in folders.items()}
-    if {(c["encoder"], c.get("context_pooling"), c["context_turns"]) for c in configs.values()} != {
-            (next(iter(configs.values()))["encoder"], "turns", next(iter(configs.values()))["context_turns"])}:
+    shapes = {(c["encoder"], c.get("context_pooling"), c["context_turns"]) for c in configs.values()}
+    if len(shapes) != 1 or next(iter(shapes))[1] != "turns":
         raise ValueError("every folder must share one sentence encoder, context_pooling 'turns' and context_turns")
     first = next(iter(configs.values()))
     encoder, n_turns = first["encoder"], int(first["context_turns"])
