@@ -569,6 +569,55 @@ def test_adapter_over_another_base_is_refused(tiny_model, tmp_path):
         GradeScorer(copy).score([["hi there"]], ["hello"])
 
 
+def test_shuffled_batches_follow_the_plain_reshuffling_loop():
+    """The training order: the plain loop (reshuffle by one seeded ``Random`` when fewer than a batch
+    are left, take the first ``batch_size``) gives the same batches, for any ``n`` against the size."""
+    import itertools
+    import random
+
+    from dialeval.grade.training.trainee import shuffled_batches
+
+    for n, size in ((12, 4), (14, 4), (3, 4)):
+        rng, order, expected = random.Random("0-graph"), [], []
+        for _ in range(10):
+            if len(order) < size:
+                order = list(range(n))
+                rng.shuffle(order)
+            expected.append(order[:size])
+            order = order[size:]
+        assert list(itertools.islice(shuffled_batches(n, size, "0-graph"), 10)) == expected
+
+
+def test_a_resumed_run_continues_the_batch_order(tmp_path, monkeypatch):
+    """``--resume`` after a stop trains on the batches the uninterrupted run would have used next,
+    not on the start of the epoch again (the order is seeded and the done steps are skipped). The tiny
+    run: 3 steps of 8 of its 24 contexts, saved every 2; the stop comes in step 3."""
+    from dialeval.grade.training.trainee import Trainee
+    from training_scripts import script
+
+    seen: list[list[int]] = []
+    scores, stop_at = Trainee.scores, [None]
+
+    def recorded(self, split, kinds, idx, *options):
+        if split.n == 24:  # a training batch (held-out accuracy scores the 8 validation contexts)
+            seen.append(idx.tolist())
+            if len(seen) == stop_at[0]:
+                raise KeyboardInterrupt
+        return scores(self, split, kinds, idx, *options)
+
+    monkeypatch.setattr(Trainee, "scores", recorded)
+    base = ["--tiny", "--lora-r", "0", "--graph-only", "--work", str(tmp_path / "work"), "--threads", "1"]
+    script("grade").main([*base, "--output", str(tmp_path / "whole")])
+    whole, seen[:] = list(seen), []
+    stop_at[0] = 3
+    with pytest.raises(KeyboardInterrupt):
+        script("grade").main([*base, "--output", str(tmp_path / "parts")])
+    stop_at[0] = None
+    script("grade").main([*base, "--output", str(tmp_path / "parts"), "--resume"])
+    assert len(whole) == 3 and len({tuple(b) for b in whole}) == 3
+    assert seen == whole + whole[2:]  # steps 1-3 (stopped in 3, saved at 2), then step 3 again on resume
+
+
 def test_frozen_encoder_training_caches_encodings(tmp_path):
     """``--lora-r 0``: the frozen-encoder variant (encodings cached once, only the head trains)."""
     from dialeval.grade.scorer import GradeScorer

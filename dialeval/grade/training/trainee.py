@@ -4,10 +4,11 @@ the training loop of one head (:func:`train_head`: margin ranking loss, held-out
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import time
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 from torch import nn
@@ -104,6 +105,17 @@ def weighted_loss(terms: Sequence[tuple[str, torch.Tensor]], extension_weight: f
     return sum(w * loss for w, (_, loss) in zip(weights, terms)) / sum(weights)
 
 
+def shuffled_batches(n: int, batch_size: int, seed: str) -> Iterator[list[int]]:
+    """Endless batches of ``batch_size`` indices of ``range(n)``: each pass a fresh shuffle by one
+    ``random.Random(seed)``, its last partial batch dropped (one batch of all ``n`` when ``n < batch_size``). Batch ``s`` is the same whether a run starts
+    at step 0 or resumes at ``s`` (:func:`train_head` skips the batches of the steps already done)."""
+    rng = random.Random(seed)
+    while True:
+        order = list(range(n))
+        rng.shuffle(order)
+        yield from (order[i : i + batch_size] for i in range(0, max(n - batch_size, 0) + 1, batch_size))
+
+
 def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train: Split, val: Split, state: dict,
                output: Path, save_all) -> GradeHead:
     key = "graph" if graph else "nograph"
@@ -121,16 +133,10 @@ def train_head(args: argparse.Namespace, config: GradeConfig, graph: bool, train
     model = Trainee(head, encoder, config.pair_encoding).to(args.device)
     base = encoder_base(config.encoder)
     kinds = KINDS[args.negatives]
-    order_rng = random.Random(f"{args.seed}-{key}")
-    order: list[int] = []
+    order = itertools.islice(shuffled_batches(train.n, args.batch_size, f"{args.seed}-{key}"), sub["step"], None)
 
     def step_loss(step: int) -> torch.Tensor:
-        nonlocal order
-        if len(order) < args.batch_size:
-            order = list(range(train.n))
-            order_rng.shuffle(order)
-        idx = torch.tensor(order[: args.batch_size])
-        order = order[args.batch_size:]
+        idx = torch.tensor(next(order))
         scores = model.scores(train, ("positive", *kinds), idx)
         terms = []
         for kind in kinds:  # a kind missing for some contexts (salads) is averaged over the others
