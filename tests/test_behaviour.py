@@ -2,6 +2,7 @@
 arithmetic on a fake metric (shares, Wilson intervals and control changes computed by hand), the
 ``dialeval behaviour`` command and every registered metric's declaration."""
 
+import dataclasses
 import json
 import math
 
@@ -167,6 +168,27 @@ def test_the_suite_on_a_fake_metric(fake):
     assert back == result and markdown([back]) == report
 
 
+def test_a_score_at_the_floor_is_the_worst_value_and_stays_out_of_means_and_the_spread(monkeypatch):
+    """A floored score (a flagged reply on an unbounded scale) counts as NaN: it loses and ties as
+    the floor would, and neither the real replies' mean, a kind's mean change nor a control's
+    standardized change sees it (one real reply at -1000 would otherwise set the spread)."""
+    from dialeval.metaeval.behaviour.suite import REAL, check_scores
+
+    floored = dataclasses.replace(FAKE, scales=lambda: {"length": Scale(None, None, True, False, "words", floor=-1000.0)})
+    real_spec = registry.spec
+    monkeypatch.setattr(registry, "spec", lambda name: floored if name == "fake" else real_spec(name))
+    scored = {REAL: {"length": [1.0, 2.0, 3.0, -1000.0]},
+              "echo_last": {"length": [-1000.0, 1.0, -1000.0, -1000.0]},
+              "lowercase": {"length": [1.5, 2.5, 3.5, 2.0]}}
+    (score,) = check_scores("fake", scored)
+    assert score.real_mean == pytest.approx(2.0)
+    (echo,) = score.kinds
+    assert (echo.wins, echo.ties, echo.n) == (3, 1, 4) and echo.mean_change == pytest.approx(-1.0)  # case 2 only
+    (lower,) = score.controls
+    assert lower.n == 3 and lower.mean_change == pytest.approx(0.5)
+    assert lower.standardized == pytest.approx(0.5 / 1.0) and lower.passed  # SD of 1, 2, 3 is 1
+
+
 def test_a_kind_built_for_no_case_is_reported_empty(fake):
     one_turn = [Case(("Hi!",), "Hello there.", None), Case(("How are you?",), "Fine, thanks.", None)]
     result = run("fake", one_turn, "one-turn contexts", progress=False)
@@ -279,8 +301,6 @@ def test_percentile_is_the_mid_rank_among_human_replies():
 
 
 def test_the_human_reference_is_built_from_the_suites_real_replies_through_the_cache(fake, monkeypatch):
-    import dataclasses
-
     from dialeval.metaeval.behaviour.reference import build_reference
     from dialeval.scoring import human_reference
 

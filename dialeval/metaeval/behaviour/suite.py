@@ -6,7 +6,11 @@ scored in its context, through the registry's runner and the score cache, then c
 Each reply set (the real replies, each kind, each control) is scored in fixed chunks of
 :data:`CHUNK` cases, each chunk a score-cache entry (:mod:`dialeval.scoring.cache`, keyed by metric,
 options, models, weights and the chunk's items): an interrupted run goes on where it stopped, and a
-second run costs only the arithmetic.
+second run costs only the arithmetic. A score at its scale's declared floor (the degenerate-response
+policy's arbitrary worst value for a flagged reply on an unbounded scale,
+:mod:`dialeval.core.degenerate`) is checked as NaN, the worst value: it wins and ties as the floor
+would, and stays out of the real replies' mean, the mean changes and the controls' spread, which a
+constant far below every real score would dominate.
 """
 
 from __future__ import annotations
@@ -146,14 +150,22 @@ def check_scores(metric: str, scored: Mapping[str, Mapping[str, Sequence[float |
     behaviour = registry.spec(metric).behaviour
     results = []
     for score in judged_scores(metric, scored[REAL]):
-        higher = registry.describe(metric, score).higher_is_better is not False
-        real = [float("nan") if v is None else v for v in scored[REAL][score]]
+        scale = registry.describe(metric, score)
+        higher = scale.higher_is_better is not False
+
+        def checked(values: Sequence[float | None]) -> list[float | None]:
+            # the scale's floor (a flagged reply's arbitrary worst value) as NaN, the checks' worst
+            # value: the same wins and ties, and no floor in a mean, a mean change or the spread
+            return [v if v is None or v != scale.floor else float("nan") for v in values]
+
+        real = [float("nan") if v is None else v for v in checked(scored[REAL][score])]
         unbuilt = [None] * len(real)  # a reply set with no reply built was not scored
         kind_checks = tuple(
-            check_kind(kind, real, scored[kind].get(score, unbuilt), higher, kind in behaviour.must_catch[score])
+            check_kind(kind, real, checked(scored[kind].get(score, unbuilt)), higher,
+                       kind in behaviour.must_catch[score])
             for kind in BEHAVIOUR_KINDS if kind in scored)
         control_checks = tuple(
-            check_control(control, real, scored[control].get(score, unbuilt),
+            check_control(control, real, checked(scored[control].get(score, unbuilt)),
                           control in behaviour.controls.get(score, ()), seed)
             for control in BEHAVIOUR_CONTROLS if control in scored)
         finite = [v for v in real if v == v]
