@@ -30,12 +30,14 @@ DEFAULT_CONTEXTS = 20
 # combined which reads them, on their Gemma-3-270M adapters); holistic coherence as weighted PMI, its
 # default since the same day (combined reads Pang et al.'s, the one it was trained on); GRADE on its
 # LoRA cross-encoder, the default since 2026-11-27 (combined reads the frozen-encoder model); SSREM on
-# all-mpnet-base-v2, the default since the same day (combined reads the GloVe model)
+# all-mpnet-base-v2, the default since the same day (combined reads the GloVe model). Re-measured later
+# that day: GRADE's cross-encoder resumed to the end of its epoch, and SSREM's and FED's controls with a
+# floored score left out of the spread (it had set the scale)
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
-                          "lowercase": 0.2234, "paraphrase": 0.2231}},  # the mpnet model, 2026-11-27
-    "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (16, 0),
-                        "lowercase": 0.1201, "paraphrase": -0.0730}},  # the cross-encoder, 2026-11-27
+                          "lowercase": -0.0779, "paraphrase": -0.2879}},  # the mpnet model, 2026-11-27
+    "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (17, 0),
+                        "lowercase": 0.1572, "paraphrase": -0.0342}},  # the cross-encoder after its full epoch
     "holistic": {
         "coherence": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (18, 0),
                       "lowercase": -0.8042, "paraphrase": -0.5114},
@@ -45,7 +47,7 @@ PINNED = {
     "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                             "other_reply": (6, 0), "lowercase": 0.3155, "paraphrase": 0.3151}},
+                             "other_reply": (6, 0), "lowercase": -0.0552, "paraphrase": -0.1633}},
     "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (7, 0),
                               "other_reply": (7, 0), "lowercase": 0.0329, "paraphrase": -0.0248}},
 }

@@ -34,8 +34,8 @@ of 32 contexts with one thread: a fifth of one epoch per hour). On a GPU it is G
 default, ``hub/grade-dailydialog-cross``: the cache (examples, negatives, keyword graphs) is built on
 the CPU with ``--prepare-graphs`` (the frozen embeddings the negatives need, 50 min with 2 threads),
 then ``--epochs 1 --device cuda`` trains both heads over it without embedding anything again (an H100:
-340-400 steps a minute per head; the bundled run stopped at 1,466 / 1,768 of 2,377 steps when the
-lent device time ran out, ``--minutes`` and ``--resume``, as its report records). ``--similarity-skip`` (an ablation,
+280-400 steps a minute per head; the bundled run took three calls over two lent sessions, ``--minutes``
+then ``--resume``, to reach the 2,377 steps of its epoch, as its report records). ``--similarity-skip`` (an ablation,
 off by default) adds a learned multiple of ``cos(c, r)`` to the score's logit, with the MLP's last
 layer starting at zero (the previous bundled model).
 
@@ -87,7 +87,8 @@ no-graph head with 2 threads (1,500-3,300 steps/min). Peak resident memory ~1.3 
 Output (``--output``, default the bundled ``hub/grade-dailydialog``): ``config.json``, the heads and
 encoder adapters, ``idf.json``, ``conceptnet.txt`` (the knowledge graph), ``dialeval_training.json``
 (arguments, losses, timings, held-out accuracy) and the model card. ``--resume`` continues a stopped
-run (cached stages are reused; heads continue from their saved step and adapter).
+run (cached stages are reused; heads continue from their saved step and adapter, on the batches the
+uninterrupted run would have used next; AdamW's moments start again).
 
 The run is :mod:`dialeval.grade.training` (:func:`dialeval.grade.training.run.run`: examples and
 negatives, cached embeddings, compact keyword graphs, the trainee and its loop, held-out accuracy,

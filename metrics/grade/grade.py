@@ -47,7 +47,7 @@ Examples:
     >>> grade = evaluate.load("dialeval/grade")
     >>> results = grade.compute(contexts=[["do you like dogs ?"]], responses=["yes , i have two dogs ."])
     >>> round(results["grade"], 3), results["flags"]
-    (0.904, [[]])
+    (0.856, [[]])
 """
 
 
