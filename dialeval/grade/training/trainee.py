@@ -107,8 +107,9 @@ def weighted_loss(terms: Sequence[tuple[str, torch.Tensor]], extension_weight: f
 
 def shuffled_batches(n: int, batch_size: int, seed: str) -> Iterator[list[int]]:
     """Endless batches of ``batch_size`` indices of ``range(n)``: each pass a fresh shuffle by one
-    ``random.Random(seed)``, its last partial batch dropped (one batch of all ``n`` when ``n < batch_size``). Batch ``s`` is the same whether a run starts
-    at step 0 or resumes at ``s`` (:func:`train_head` skips the batches of the steps already done)."""
+    ``random.Random(seed)``, its last partial batch dropped (one batch of all ``n`` when
+    ``n < batch_size``). Batch ``s`` is the same whether a run starts at step 0 or resumes at ``s``
+    (:func:`train_head` skips the batches of the steps already done)."""
     rng = random.Random(seed)
     while True:
         order = list(range(n))

@@ -144,6 +144,12 @@ def judged_scores(metric: str, produced: Collection[str]) -> list[str]:
     return judged
 
 
+def floors_as_nan(values: Sequence[float | None], floor: float | None) -> list[float | None]:
+    """``values`` with a score at the scale's ``floor`` as NaN, the checks' worst value (module
+    docstring); ``None`` (a reply not built) stays ``None``."""
+    return [v if v is None or v != floor else float("nan") for v in values]
+
+
 def check_scores(metric: str, scored: Mapping[str, Mapping[str, Sequence[float | None]]], seed: int = 0) -> list[ScoreResult]:
     """Every judged sub-score of ``metric`` that was scored (:func:`judged_scores`) checked: all kinds
     and controls that were scored, those the metric declares marked (and judged)."""
@@ -152,20 +158,14 @@ def check_scores(metric: str, scored: Mapping[str, Mapping[str, Sequence[float |
     for score in judged_scores(metric, scored[REAL]):
         scale = registry.describe(metric, score)
         higher = scale.higher_is_better is not False
-
-        def checked(values: Sequence[float | None]) -> list[float | None]:
-            # the scale's floor (a flagged reply's arbitrary worst value) as NaN, the checks' worst
-            # value: the same wins and ties, and no floor in a mean, a mean change or the spread
-            return [v if v is None or v != scale.floor else float("nan") for v in values]
-
-        real = [float("nan") if v is None else v for v in checked(scored[REAL][score])]
+        real = [float("nan") if v is None else v for v in floors_as_nan(scored[REAL][score], scale.floor)]
         unbuilt = [None] * len(real)  # a reply set with no reply built was not scored
         kind_checks = tuple(
-            check_kind(kind, real, checked(scored[kind].get(score, unbuilt)), higher,
+            check_kind(kind, real, floors_as_nan(scored[kind].get(score, unbuilt), scale.floor), higher,
                        kind in behaviour.must_catch[score])
             for kind in BEHAVIOUR_KINDS if kind in scored)
         control_checks = tuple(
-            check_control(control, real, checked(scored[control].get(score, unbuilt)),
+            check_control(control, real, floors_as_nan(scored[control].get(score, unbuilt), scale.floor),
                           control in behaviour.controls.get(score, ()), seed)
             for control in BEHAVIOUR_CONTROLS if control in scored)
         finite = [v for v in real if v == v]
