@@ -47,9 +47,10 @@ def vectors(texts: set[str], encoder_name: str, cache: Path) -> dict[str, np.nda
     return known
 
 
-def context_vector(turns: list[str], table: dict[str, np.ndarray], n_turns: int) -> np.ndarray:
-    last = turns[-n_turns:]
-    return pool_turns(np.stack([table[t] for t in last]), [range(len(last))])[0]
+def context_vectors(contexts: list, table: dict[str, np.ndarray], n_turns: int) -> np.ndarray:
+    """``v(c)`` of every context: its last ``n_turns`` turns' vectors pooled (one :func:`pool_turns` call)."""
+    index = {text: i for i, text in enumerate(table)}
+    return pool_turns(np.stack(list(table.values())), [[index[t] for t in list(c)[-n_turns:]] for c in contexts])
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -85,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
               "training": {name: {key: c.get(key, 0) for key in TRAINING_KEYS} for name, c in configs.items()},
               "suite": {}, "spearman": {}}
     for split, cases in splits.items():
-        contexts = [context_vector(list(c.context), table, n_turns) for c in cases]
+        contexts = context_vectors([c.context for c in cases], table, n_turns)
         for name, M in models.items():
             def f(texts: list) -> list[float]:
                 return [math.nan if t is None or reply_flags(list(case.context), t) else float(c @ M @ table[t])
@@ -95,7 +96,7 @@ def main(argv: list[str] | None = None) -> int:
                 kind: check_kind(kind, real, f(replies[split][kind])).share for kind in KINDS}
     for set_name, items in sets.items():
         flagged = np.array([bool(reply_flags(list(it.context), it.response)) for it in items])
-        contexts = np.stack([context_vector(list(it.context), table, n_turns) for it in items])
+        contexts = context_vectors([it.context for it in items], table, n_turns)
         responses = np.stack([table[it.response] for it in items])
         for name, M in models.items():
             f = np.where(flagged, -1e9, np.einsum("id,de,ie->i", contexts, M, responses))

@@ -15,7 +15,7 @@ from dialeval.core.spec import CardContent
 from dialeval.models.hub import Measured, folder_results
 from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.ssrem.checkpoint import ABLATION
-from dialeval.ssrem.encoders import MINILM, MPNET
+from dialeval.ssrem.encoders import MINILM, MPNET, SENTENCE_ENCODERS
 
 RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"
 REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)
@@ -39,7 +39,7 @@ def card_body(name: str, main: dict, ablation: dict | None, benchmarks: dict[str
         "(the paper-layout benchmark has not been run with these weights; the metric card gives their "
         "meta-evaluation grid)")
     args = main["args"]
-    sentence = args.get("encoder") in (MINILM, MPNET)
+    sentence = args.get("encoder") in SENTENCE_ENCODERS
     note = f"\n{main['heldout_note'][0].upper()}{main['heldout_note'][1:]}.\n" if main.get("heldout_note") else ""
     comparison = ("  \n".join(compare_lines(heldout)) if heldout.get("ssrem_minus_rsrem")
                   else compare(main, ablation))
@@ -95,15 +95,14 @@ brings no more similar replies than other partners, so SP and SS are not told ap
 ## Limitations
 
 Trained on a small corpus of English chit-chat between crowd workers (not Twitter); `v(.)` is
-{"a frozen sentence encoder, not the paper's word average" if args.get("encoder") in (MINILM, MPNET)
- else "a 50-d word average"}, `g` uses GloVe instead of ELMo. Scores are comparable only under one signature.
+{"a frozen sentence encoder, not the paper's word average" if sentence else "a 50-d word average"}, `g` uses GloVe instead of ELMo. Scores are comparable only under one signature.
 """
 
 
 def encoder_text(args: dict) -> str:
     """What ``v(.)`` is in the folder trained with ``args`` (the report's string-valued arguments)."""
     turns = args["context_turns"]
-    if args.get("encoder") in (MINILM, MPNET):
+    if args.get("encoder") in SENTENCE_ENCODERS:
         name = "all-mpnet-base-v2" if args["encoder"] == MPNET else "all-MiniLM-L6-v2"
         context = (f"`v(c)` the mean of the last {turns} context turns' own vectors, rescaled to unit length (signature "
                    f"`ctx:{turns}+mean`; the turns come from the table of encoded utterances, so no context is "
