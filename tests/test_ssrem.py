@@ -340,8 +340,9 @@ def test_heldout_scores_every_pair_in_one_call_as_the_per_level_loop_does():
     true_f, f_neg, wins = heldout_wins(scorer, sampler, targets, drawn)
     assert calls == [len(targets) + sum(len(p) for p in drawn.values())]
     texts = [u.text for u in sampler.utterances]
+    # float32 bilinear sums, batched differently by the two paths: relative 1e-5
     assert list(true_f.values()) == pytest.approx(
-        plain_f([sampler.context(t, 3) for t in targets], [texts[t] for t in targets]), rel=1e-5, abs=1e-6)  # float32 bilinear sums, batched differently
+        plain_f([sampler.context(t, 3) for t in targets], [texts[t] for t in targets]), rel=1e-5, abs=1e-6)
     for kind, pairs in drawn.items():
         loop = plain_f([sampler.context(t, 3) for t, _ in pairs], [texts[i] for _, i in pairs]) if pairs else []
         assert f_neg[kind] == pytest.approx(loop, rel=1e-5, abs=1e-6)
