@@ -14,6 +14,9 @@ of its "Behavioural suite" section; a card without them is refused before the su
 in the file's order:
 
     python benchmarks/behaviour.py holistic=100 --keep --note "..."
+
+The note (how the file was made) is stored in the ``.json`` too: a ``--keep`` run without ``--note``
+keeps the stored one.
 """
 
 from __future__ import annotations
@@ -45,26 +48,27 @@ def main() -> None:
     if args.cards:  # before the run, not after it
         for run in args.runs:
             check_marked(CARDS / run.partition("=")[0] / "README.md", CARD_BLOCK)
-    kept = kept_results(args.output.with_suffix(".json")) if args.keep else {}
+    kept, note = kept_results(args.output.with_suffix(".json")) if args.keep else ({}, "")
+    note = args.note or note
     rescored = {}
     for run in args.runs:
         metric, _, n = run.partition("=")
         rescored[metric] = behaviour(metric, n=int(n) if n else None, seed=args.seed)
         results = list({**kept, **rescored}.values())
-        args.output.with_suffix(".json").write_text(to_json(results) + "\n", encoding="utf-8")
-        args.output.with_suffix(".md").write_text(markdown(results, note=args.note), encoding="utf-8")
+        args.output.with_suffix(".json").write_text(to_json(results, note) + "\n", encoding="utf-8")
+        args.output.with_suffix(".md").write_text(markdown(results, note=note), encoding="utf-8")
     if args.cards:
         for result in rescored.values():
             write_marked(CARDS / result.metric / "README.md", CARD_BLOCK, card_section(result))
-    print(markdown(results, note=args.note))
+    print(markdown(results, note=note))
 
 
-def kept_results(path: Path) -> dict[str, MetricResult]:
-    """metric -> its result in an existing report's JSON, in the file's order."""
+def kept_results(path: Path) -> tuple[dict[str, MetricResult], str]:
+    """metric -> its result in an existing report's JSON, in the file's order; and the report's note."""
     if not path.is_file():
         raise FileNotFoundError(f"--keep: no {path} to keep results from")
-    stored = json.loads(path.read_text(encoding="utf-8"))["metrics"]
-    return {m["metric"]: MetricResult.from_dict(m) for m in stored}
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    return {m["metric"]: MetricResult.from_dict(m) for m in stored["metrics"]}, stored.get("note", "")
 
 
 if __name__ == "__main__":

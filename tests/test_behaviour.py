@@ -166,6 +166,9 @@ def test_the_suite_on_a_fake_metric(fake):
     assert "| fake: length | 3 | 0.67 FAIL |" in report and "Failing: fake." in report
     back = MetricResult.from_dict(data["metrics"][0])  # what benchmarks/behaviour.py --keep reads
     assert back == result and markdown([back]) == report
+    assert "note" not in data
+    noted = json.loads(to_json([result], note="Run on a fake metric."))  # --keep reads the note back too
+    assert noted["note"] == "Run on a fake metric." and noted["metrics"] == data["metrics"]
 
 
 def test_a_score_at_the_floor_is_the_worst_value_and_stays_out_of_means_and_the_spread(monkeypatch):

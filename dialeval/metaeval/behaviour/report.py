@@ -111,7 +111,8 @@ def markdown(results: Sequence[MetricResult], title: str = "Behavioural suite", 
     return "\n".join(head + [detail(r) for r in results])
 
 
-def to_json(results: Sequence[MetricResult]) -> str:
-    """Strict JSON of the results: ``{"bar", "control_bar", "metrics": [...]}``."""
-    return json.dumps({"bar": BAR, "control_bar": CONTROL_BAR, "metrics": [r.to_dict() for r in results]},
-                      indent=2, allow_nan=False)
+def to_json(results: Sequence[MetricResult], note: str = "") -> str:
+    """Strict JSON of the results: ``{"bar", "control_bar", "metrics": [...]}``, and ``"note"`` (how
+    the file was made, as :func:`markdown` prints it) when given."""
+    return json.dumps({"bar": BAR, "control_bar": CONTROL_BAR, **({"note": note} if note else {}),
+                       "metrics": [r.to_dict() for r in results]}, indent=2, allow_nan=False)
