@@ -28,11 +28,10 @@ DEFAULT_CONTEXTS = 20
 # metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
 # with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED and holistic, and
 # combined which reads them, on their Gemma-3-270M adapters); holistic coherence as weighted PMI, its
-# default since the same day (combined reads Pang et al.'s, the one it was trained on); GRADE on its
-# LoRA cross-encoder, the default since 2026-11-27 (combined reads the frozen-encoder model); SSREM on
-# all-mpnet-base-v2, the default since the same day (combined reads the GloVe model). Re-measured later
-# that day: GRADE's cross-encoder resumed to the end of its epoch, and SSREM's and FED's controls with a
-# floored score left out of the spread (it had set the scale)
+# default since the same day; GRADE on its LoRA cross-encoder, the default since 2026-11-27; SSREM on
+# all-mpnet-base-v2, the default since the same day. Re-measured later that day: GRADE's cross-encoder
+# resumed to the end of its epoch, SSREM's and FED's controls with a floored score left out of the
+# spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones)
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
                           "lowercase": -0.0779, "paraphrase": -0.2879}},  # the mpnet model, 2026-11-27
@@ -48,8 +47,8 @@ PINNED = {
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
                              "other_reply": (6, 0), "lowercase": -0.0552, "paraphrase": -0.1633}},
-    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (7, 0),
-                              "other_reply": (7, 0), "lowercase": 0.0329, "paraphrase": -0.0248}},
+    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
+                              "other_reply": (9, 0), "lowercase": 0.1358, "paraphrase": 0.0099}},  # retrained 2026-11-27
 }
 
 

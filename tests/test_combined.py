@@ -215,6 +215,26 @@ def test_the_components_weights_key_the_combined_scores_in_the_cache():
     assert folders["grade"] == registry.spec("grade").bundled  # a metric that reads none keeps its own
 
 
+def test_the_bundled_model_was_trained_on_the_components_the_metric_reads():
+    """The component weights the bundled model was trained on (``components`` in ``combined.json``)
+    are those the golden example's combined signature names, i.e. what the metric reads now
+    (``test_golden`` holds the live signature to that entry): a component's new default needs the
+    combined model retrained, or a pin in ``PINNED_OPTIONS`` meanwhile (then its job is exempt)."""
+    import json
+    from pathlib import Path
+
+    from dialeval.combined.features import PINNED_OPTIONS
+    from dialeval.combined.runner import resolve_folder
+
+    golden = json.loads((Path(__file__).parent / "golden" / "examples.json").read_text())["combined"]["signatures"]
+    reads = dict(part.split("=", 1) for signature in golden
+                 for part in signature.split("|components:")[1].split("|")[0].split("+"))
+    trained = CombinedModel.load(resolve_folder("dialeval/combined-judgments")).components
+    assert set(reads) == set(trained)
+    assert {j: m for j, m in reads.items() if j not in PINNED_OPTIONS} == \
+        {j: m for j, m in trained.items() if j not in PINNED_OPTIONS}
+
+
 def test_the_single_metric_chosen_on_the_other_sets_and_the_table():
     from dialeval.combined.benchmark import best_single, chosen_elsewhere, format_table
 

@@ -22,7 +22,7 @@ from dialeval.models import ModelNotFoundError, resolve_model
 # dialeval models of their own kind (GRADE, SSREM, combined), and those the modules load offline when
 # given no model: a metric's stand-ins for the published models it prefers (MetricSpec.hub_alternatives),
 # else the first folder it bundles (mpnet-nli, holistic's option, is no default; nor grade-dailydialog,
-# GRADE's frozen-encoder option that the combined metric reads)
+# GRADE's frozen-encoder option)
 BUNDLED = tuple(dict.fromkeys(f for folders in registry.bundled_for_metric().values() for f in folders))
 ADAPTERS = tuple(f for f in BUNDLED if hub.is_adapter(hub.HUB_ROOT / f))
 OWN_KIND = tuple(f for f in BUNDLED if f not in ADAPTERS)

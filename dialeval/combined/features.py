@@ -48,16 +48,12 @@ FEATURES: tuple[Feature, ...] = (
     Feature("embedding_average", "multiref", ("embedding_average",)),
 )
 JOBS: tuple[str, ...] = tuple(dict.fromkeys(f.job for f in FEATURES))
-# Options a component job runs with inside the combined metric, over its grid job's: the features the
-# bundled model was trained on. Holistic coherence is Pang et al.'s (``pmi_weight=0``): weighted PMI
-# became holistic's default on 2026-11-26, after the model was trained; GRADE is the frozen-encoder
-# model (``dialeval/grade-dailydialog``): the LoRA cross-encoder became GRADE's default on 2026-11-27;
-# SSREM is the GloVe model (``dialeval/ssrem-chitchat``): the mpnet model became SSREM's default on
-# 2026-11-27. Training on them needs every grid job rescored (about three CPU hours), so the model
-# keeps its inputs until it is retrained.
-PINNED_OPTIONS: dict[str, dict[str, Any]] = {"holistic": {"pmi_weight": 0},
-                                             "grade": {"model": "dialeval/grade-dailydialog"},
-                                             "ssrem": {"model": "dialeval/ssrem-chitchat"}}
+# Options a component job runs with inside the combined metric, over its grid job's: when a component's
+# default changes after the bundled model was trained, the option that restores the feature it was
+# trained on goes here until the model is retrained on the new default's scores (three such pins, for
+# holistic's weighted PMI and the GRADE and SSREM models that became defaults on 2026-11-26/27, were
+# dropped on 2026-11-27, when the model was retrained on every current default).
+PINNED_OPTIONS: dict[str, dict[str, Any]] = {}
 
 
 def feature_table(job_scores: Mapping[str, Mapping[str, Sequence[float]]]) -> dict[str, list[float]]:

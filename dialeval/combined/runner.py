@@ -4,7 +4,7 @@ per-pattern linear model (:mod:`dialeval.combined.model`).
 Each component is a meta-evaluation grid job (:func:`dialeval.registry.grid_jobs`), run with the
 options it has on the set named by ``held_out`` (FED's dialogue level on ``fed-dialog``) or on
 generic items, over which :data:`dialeval.combined.features.PINNED_OPTIONS` keep the options the
-model was trained with (holistic coherence as in Pang et al.), and read through
+model was trained with (none while it is trained on every component's default), and read through
 :func:`dialeval.scoring.cache.scores_for` with the same key as ``dialeval benchmark --all`` for an
 unpinned job: scoring with ``combined`` after the grid (or a second time) costs only the regression
 and the pinned jobs. A component that does not apply to the items (no references, no contexts) is

@@ -3,8 +3,8 @@
 ``GradeScorer(model).score(contexts, responses, graph=True)`` -> ``{"grade": mean,
 "grade_scores": [per item in [0, 1]], "signature": ...}``. ``model`` is ``dialeval/grade-dailydialog-cross``
 (the default: all-mpnet-base-v2 fine-tuned as a cross-encoder through LoRA adapters, as the paper
-fine-tunes BERT), ``dialeval/grade-dailydialog`` (the frozen-encoder model before it, which the
-combined metric reads; both bundled, :mod:`dialeval.models.hub`) or a folder written by
+fine-tunes BERT), ``dialeval/grade-dailydialog`` (the frozen-encoder model before it, an option;
+both bundled, :mod:`dialeval.models.hub`) or a folder written by
 ``training/grade.py``. ``graph=False`` uses the checkpoint's no-graph head (the Table 3 ablation,
 trained in the same run). Inputs: ``contexts`` a list of turn lists (a string is one turn),
 ``responses`` a list of non-empty strings, same length; anything else is a ``ValueError`` naming it.

@@ -15,8 +15,7 @@ SETS = {"grade-convai2": ("convai2", "ConvAI2"), "grade-dailydialog": ("dailydia
 # sub-score -> metric row of Table 1 (BLEU-4, ROUGE-L and METEOR come from multiref)
 PAPER_ROWS = {"bleu4": "BLEU", "rougeL": "ROUGE", "meteor": "METEOR", "grade": "GRADE"}
 # bundled folder -> how it is rebuilt; the default first: its cache (examples, negatives, keyword graphs)
-# built on the CPU, the LoRA cross-encoder trained on a GPU; then the frozen-encoder model (an option,
-# and the combined metric's input)
+# built on the CPU, the LoRA cross-encoder trained on a GPU; then the frozen-encoder model (an option)
 BUILDS = {
     "grade-dailydialog-cross": (
         "python training/grade.py --lora-r 8 --pair-encoding cross --prepare-graphs --output hub/grade-dailydialog-cross"

@@ -123,8 +123,7 @@ def role_text(name: str) -> str:
 
     if f"dialeval/{name}" == DEFAULT_MODEL:
         return "It is the default of the metric `dialeval/ssrem`."
-    return (f"An option (`model=\"dialeval/{name}\"`), and the combined metric's input; the default is "
-            f"`{DEFAULT_MODEL}`.")
+    return f"An option (`model=\"dialeval/{name}\"`); the default is `{DEFAULT_MODEL}`."
 
 
 def target_text(args: dict) -> str:

@@ -12,8 +12,8 @@ from dialeval.ssrem.runner import run_ssrem
 # The rated sets of the Table 4 layout (single-reference multiref-mturk, GRADE's three sets)
 TABLE4_SETS = ("multiref-mturk", "grade-convai2", "grade-dailydialog", "grade-empatheticdialogues")
 # bundled folder -> how it is rebuilt, the default first: all-mpnet-base-v2 turn vectors (the utterance
-# encodings cached once, about 80 CPU minutes), then the GloVe model (an option, and the combined
-# metric's input); each folder holds its RSREM ablation
+# encodings cached once, about 80 CPU minutes), then the GloVe model (an option); each folder holds its
+# RSREM ablation
 MPNET_RUN = ("python training/ssrem.py --encoder mpnet-base --context-pooling turns --target-min-tokens 3 "
              "--identity-penalty 1e-4 --heldout-pairs 500 --threads 1")
 BUILDS = {
