@@ -210,7 +210,7 @@ def test_the_components_weights_key_the_combined_scores_in_the_cache():
     reads = registry.spec("combined").reads
     assert folders["combined"][0] == "combined-judgments"  # its own weights, then its components'
     assert set(folders["combined"][1:]) == {f for m in reads for f in registry.spec(m).bundled}
-    components = {"grade-dailydialog", "ssrem-chitchat", "gemma3-dialogue", "smollm2-dialogue", "minilm-nli"}
+    components = {"grade-dailydialog-cross", "ssrem-chitchat-mpnet", "gemma3-dialogue", "smollm2-dialogue", "minilm-nli"}
     assert components <= set(folders["combined"])
     assert folders["grade"] == registry.spec("grade").bundled  # a metric that reads none keeps its own
 
