@@ -48,9 +48,12 @@ def vectors(texts: set[str], encoder_name: str, cache: Path) -> dict[str, np.nda
 
 
 def context_vectors(contexts: list, table: dict[str, np.ndarray], n_turns: int) -> np.ndarray:
-    """``v(c)`` of every context: its last ``n_turns`` turns' vectors pooled (one :func:`pool_turns` call)."""
-    index = {text: i for i, text in enumerate(table)}
-    return pool_turns(np.stack(list(table.values())), [[index[t] for t in list(c)[-n_turns:]] for c in contexts])
+    """``v(c)`` of every context: its last ``n_turns`` turns' vectors pooled (one :func:`pool_turns` call
+    over the vectors of those turns only)."""
+    lasts = [list(c)[-n_turns:] for c in contexts]
+    turns = list(dict.fromkeys(t for last in lasts for t in last))
+    index = {text: i for i, text in enumerate(turns)}
+    return pool_turns(np.stack([table[t] for t in turns]), [[index[t] for t in last] for last in lasts])
 
 
 def main(argv: list[str] | None = None) -> int:
