@@ -75,12 +75,29 @@ def percentiles(values: Sequence[float]) -> np.ndarray:
     return (rankdata(values) - 0.5) / len(values)
 
 
-def fit_linear(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]], features: Sequence[str],
-               ridge: float = RIDGE) -> LinearModel:
-    """Fit on ``rows``: set name -> (feature table, human scores); see the module docstring.
-    Items with a non-finite feature or human score are left out."""
-    from scipy.optimize import nnls
+@dataclass
+class Design:
+    """The weighted, standardised least-squares rows of :func:`fit_linear` before the ridge rows:
+    ``rows = sqrt(v_i) z_i``, ``target = sqrt(v_i) (y_i - b)``."""
 
+    features: list[str]
+    rows: np.ndarray
+    target: np.ndarray
+    mean: np.ndarray
+    std: np.ndarray
+    intercept: float
+    sets: list[str]
+    items: int
+
+    def model(self, weights: Sequence[float]) -> LinearModel:
+        return LinearModel(list(self.features), self.mean.tolist(), self.std.tolist(), [float(w) for w in weights],
+                           self.intercept, self.sets, self.items)
+
+
+def design(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]],
+           features: Sequence[str]) -> Design:
+    """The rows of ``rows`` (set name -> (feature table, human scores)) as the module docstring
+    weighs and standardises them; items with a non-finite feature or human score are left out."""
     from dialeval.combined.features import complete_rows
 
     if not rows:
@@ -100,14 +117,21 @@ def fit_linear(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[
     mean = (v[:, None] * x).sum(0) / v.sum()
     std = np.sqrt((v[:, None] * (x - mean) ** 2).sum(0) / v.sum())
     std[std == 0] = 1.0
-    z = (x - mean) / std
     intercept = float((v * y).sum() / v.sum())
-    root = np.sqrt(v)[:, None]
-    design = np.vstack([root * z, math.sqrt(ridge) * np.eye(len(features))])
-    target = np.concatenate([np.sqrt(v) * (y - intercept), np.zeros(len(features))])
-    weights, _ = nnls(design, target)
-    return LinearModel(list(features), mean.tolist(), std.tolist(), weights.tolist(), intercept,
-                       sorted(rows), int(len(y)))
+    return Design(list(features), np.sqrt(v)[:, None] * ((x - mean) / std), np.sqrt(v) * (y - intercept), mean, std,
+                  intercept, sorted(rows), int(len(y)))
+
+
+def fit_linear(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]], features: Sequence[str],
+               ridge: float = RIDGE) -> LinearModel:
+    """Fit on ``rows``: set name -> (feature table, human scores); see the module docstring.
+    Items with a non-finite feature or human score are left out."""
+    from scipy.optimize import nnls
+
+    found = design(rows, features)
+    weights, _ = nnls(np.vstack([found.rows, math.sqrt(ridge) * np.eye(len(features))]),
+                      np.concatenate([found.target, np.zeros(len(features))]))
+    return found.model(weights)
 
 
 @dataclass
