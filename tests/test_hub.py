@@ -16,7 +16,7 @@ from tiny_lm import tiny_gpt2
 
 from dialeval import publish, registry
 from dialeval.models import hub
-from dialeval.models import ModelNotFoundError, resolve_model
+from dialeval.models import ModelNotFoundError, preferred_model, resolve_model
 
 # The bundled hub/ folders, as the metrics declare them (registry.bundled_for_metric()): peft adapters,
 # dialeval models of their own kind (GRADE, SSREM, combined), and those the modules load offline when
@@ -180,6 +180,16 @@ def test_resolution_order_path_models_dir_hf_cache_bundled(places):
     assert resolve_model(str(explicit)) == str(explicit)
     hf_cached(places, "org/full", "config.json")
     assert resolve_model("org/full") == "org/full"  # a cached full model: its id, from_pretrained finds it
+
+
+def test_a_default_passed_over_for_a_missing_card_is_named_in_a_warning(places, recwarn):
+    model_dir(places / "models" / "fallback")
+    folder = model_dir(places / "hub" / "stand-in")  # weights without README.md: not bundled
+    with pytest.warns(UserWarning, match=r"stand-in has no README.md.*dialeval/stand-in; using fallback"):
+        assert preferred_model("org/unreachable", "dialeval/stand-in", "fallback") == "fallback"
+    (folder / "README.md").write_text("---\nlicense: mit\n---\n")
+    assert preferred_model("org/unreachable", "dialeval/stand-in", "fallback") == "dialeval/stand-in"
+    assert not [w for w in recwarn if "README.md" in str(w.message)]
 
 
 def test_bad_folders_raise_naming_what_is_missing(places):

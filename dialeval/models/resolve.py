@@ -172,11 +172,31 @@ def resolve_model(name: str | os.PathLike, what: str = "model") -> str:
 def preferred_model(hub_id: str, *local_names: str) -> str:
     """The first of ``hub_id, *local_names`` that can be had now (a local or bundled copy, or a
     reachable Hub), else the last of them (loading it then builds it or raises the resolver's
-    error, which names the training command)."""
-    for name in (hub_id, *local_names):
+    error, which names the training command). A candidate passed over although its ``hub/`` folder
+    is there, without its model card (which makes a folder bundled), is named in a ``UserWarning``:
+    falling back to a weaker model quietly would hide a broken checkout."""
+    candidates = (hub_id, *local_names)
+    chosen = candidates[-1]
+    for name in candidates:
         try:
             resolve_model(name)
-            return name
+            chosen = name
+            break
         except (ModelNotFoundError, ValueError):
             continue
-    return (hub_id, *local_names)[-1]
+    for name in candidates[:candidates.index(chosen)]:
+        _warn_uncarded(name, chosen)
+    return chosen
+
+
+def _warn_uncarded(name: str, chosen: str) -> None:
+    import warnings
+
+    from dialeval.models.hub import CARD_FILE, NAMESPACE, hub_root
+
+    if not name.startswith(f"{NAMESPACE}/"):
+        return
+    folder = hub_root() / name[len(NAMESPACE) + 1:]
+    if folder.is_dir() and not (folder / CARD_FILE).is_file():
+        warnings.warn(f"{folder} has no {CARD_FILE}, so it is not read as the bundled {name}; using {chosen} "
+                      f"instead (`dialeval publish {folder} --card` writes the card)", UserWarning, stacklevel=3)
