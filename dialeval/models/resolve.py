@@ -190,6 +190,7 @@ def preferred_model(hub_id: str, *local_names: str) -> str:
 
 
 def _warn_uncarded(name: str, chosen: str) -> None:
+    """Warn when ``dialeval/<name>`` was passed over with its ``hub/<name>`` folder present but uncarded."""
     import warnings
 
     from dialeval.models.hub import CARD_FILE, NAMESPACE, hub_root
