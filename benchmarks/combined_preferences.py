@@ -93,10 +93,10 @@ def reply_features(split: str, n: int, kinds: tuple[str, ...], frequent: list[st
     return out
 
 
-def pair_differences(replies: dict, features: list[str], std: np.ndarray) -> tuple[np.ndarray, list[str]]:
+def pair_differences(replies: dict, features: list[str], std: np.ndarray) -> np.ndarray:
     """``(x_real - x_built) / std`` of every pair with neither reply flagged and every feature finite."""
     real, real_flagged = replies[REAL]
-    rows, kinds = [], []
+    rows = []
     for kind, (columns, flagged) in replies.items():
         if kind == REAL:
             continue
@@ -107,8 +107,7 @@ def pair_differences(replies: dict, features: list[str], std: np.ndarray) -> tup
             b = np.array([columns[f][i] for f in features])
             if np.isfinite(a).all() and np.isfinite(b).all():
                 rows.append((a - b) / std)
-                kinds.append(kind)
-    return np.array(rows), kinds
+    return np.array(rows)
 
 
 def fit_with_preferences(rows: dict, features: list[str], pairs: dict, lam: float, margin: float,
@@ -121,7 +120,7 @@ def fit_with_preferences(rows: dict, features: list[str], pairs: dict, lam: floa
     base_target = np.concatenate([found.target, np.zeros(len(features))])
     weights, _ = nnls(base_rows, base_target)
     if lam > 0:
-        d, _ = pair_differences(pairs, features, found.std)
+        d = pair_differences(pairs, features, found.std)
         scale = math.sqrt(lam / len(d))
         active = np.zeros(len(d), dtype=bool)
         for _ in range(200):
