@@ -362,3 +362,19 @@ def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
     for key, ref in stored.items():
         assert found[key]["values"] == float_noise.approx(ref["values"]), key  # float32 across processes
         assert f"@{weights}" in found[key]["signature"], found[key]["signature"]
+
+
+def test_an_adapter_card_names_the_run_that_made_it():
+    """The card's training command reproduces the recorded run (batch size, sequence length and device
+    included) and says where it ran: a GPU run is not described as the shared CPU's."""
+    from dialeval.publish import folders
+
+    gpu = {"preset": "dialogue", "base": "gemma3-270m", "seq_len": "128", "batch_size": "32", "lr": "0.0004",
+           "warmup": "30", "max_steps": "1105", "threads": "8", "device": "cuda"}
+    command = folders._command("gemma3-dialogue", gpu)
+    assert command == ("python training/finetune_lm.py --preset dialogue --output hub/gemma3-dialogue --base "
+                       "gemma3-270m --seq-len 128 --batch-size 32 --lr 0.0004 --warmup 30 --max-steps 1105 "
+                       "--threads 8 --device cuda")
+    assert folders._hardware(gpu) == "a CUDA GPU (`--device cuda`)"
+    assert folders._hardware({"threads": "1", "device": "cpu"}) == "a shared 2-core CPU (1 thread(s))"
+    assert folders._hardware({"threads": "2"}) == "a shared 2-core CPU (2 thread(s))"  # reports before --device

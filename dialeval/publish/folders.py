@@ -188,7 +188,8 @@ def _comparison(folder: Path, report: dict, spec: CardSpec) -> str:
             "| | this adapter | full fine-tune it replaces |", "|---|---|---|"]
     rows.append(f"| steps x batch | {report['step']} x {report['args'].get('batch_size', '?')} | {full['steps']} x "
                 f"{report['args'].get('batch_size', '?')} |")
-    rows.append(f"| minutes (wall clock, shared 2-core CPU) | {report.get('minutes', 0):.0f} | {full['minutes']} |")
+    rows.append(f"| minutes (wall clock; the full fine-tune on a shared 2-core CPU) | {report.get('minutes', 0):.0f} on "
+                f"{_hardware(report['args'])} | {full['minutes']} |")
     rows.append(f"| size | {folder_mb(folder):.1f} MB | {full['size_mb']} MB |")
     if "perplexity_tuned" in report:
         rows.append(f"| DailyDialog test perplexity (base {report['perplexity_base']:.2f}) | "
@@ -239,7 +240,7 @@ import evaluate  # offline: the checkout's hub/{name} folder is found as dialeva
 
 {_method(folder)};
 AdamW, lr {args.get('lr')}, warm-up {args.get('warmup')} steps, linear decay to step {last.get('max_steps')};
-{report['step']} steps in {report.get('minutes', 0):.1f} minutes on a shared 2-core CPU ({last.get('threads', 1)} thread(s)).
+{report['step']} steps in {report.get('minutes', 0):.1f} minutes on {_hardware(last)}.
 The full report (arguments, loss curve, held-out numbers) is `dialeval_training.json`.{per_source}
 
 {_comparison(folder, report, spec)}
@@ -275,11 +276,20 @@ def _method(folder: Path) -> str:
             f"{', '.join(config['target_modules'])}{head}")
 
 
+def _hardware(args: dict) -> str:
+    """Where a training run ran, from its recorded ``--device`` (absent in older reports: the CPU)."""
+    device = str(args.get("device") or "cpu")
+    if device.startswith("cuda"):
+        return f"a CUDA GPU (`--device {device}`)"
+    return f"a shared 2-core CPU ({args.get('threads', 1)} thread(s))"
+
+
 def _command(name: str, args: dict) -> str:
     # the LM script records a --preset, the NLI script none
     preset = args.get("preset")
     script = f"training/finetune_lm.py --preset {preset}" if preset not in (None, "None") else "training/nli.py"
-    keep = ("base", "frozen_layers", "lr", "warmup", "max_steps", "minutes", "save_every", "lora_r", "threads")
+    keep = ("base", "frozen_layers", "seq_len", "batch_size", "lr", "warmup", "max_steps", "minutes", "save_every",
+            "lora_r", "threads", "device")
     options = " ".join(f"--{k.replace('_', '-')} {args[k]}" for k in keep if args.get(k) not in (None, "None"))
     return f"python {script} --output hub/{name} {options}"
 
