@@ -31,7 +31,8 @@ DEFAULT_CONTEXTS = 20
 # default since the same day; GRADE on its LoRA cross-encoder, the default since 2026-11-27; SSREM on
 # all-mpnet-base-v2, the default since the same day. Re-measured later that day: GRADE's cross-encoder
 # resumed to the end of its epoch, SSREM's and FED's controls with a floored score left out of the
-# spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones)
+# spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones).
+# Re-measured the next session: FED's adapter trained to the end of one epoch, and combined retrained on it
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
                           "lowercase": -0.0779, "paraphrase": -0.2879}},  # the mpnet model, 2026-11-27
@@ -46,9 +47,9 @@ PINNED = {
     "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
                       "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                             "other_reply": (6, 0), "lowercase": -0.0552, "paraphrase": -0.1633}},
+                             "other_reply": (5, 0), "lowercase": -0.1225, "paraphrase": -0.1735}},  # one-epoch adapter
     "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                              "other_reply": (9, 0), "lowercase": 0.1358, "paraphrase": 0.0099}},  # retrained 2026-11-27
+                              "other_reply": (8, 0), "lowercase": 0.1333, "paraphrase": 0.0073}},  # on the one-epoch FED
 }
 
 

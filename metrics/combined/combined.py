@@ -50,7 +50,7 @@ Examples:
     >>> result = combined.compute(contexts=[["Do you like reading books?"]],
     ...                           responses=["Yes, mostly novels. I read one every week."])
     >>> round(result["combined"], 3), result["flags"]
-    (0.675, [[]])
+    (0.678, [[]])
 """
 
 _STRING = datasets.Value("string")

@@ -57,7 +57,7 @@ Examples:
     >>> results = fed.compute(conversations=[["Hi!", "Hello, how is your day?"]], model="dialeval/gemma3-dialogue",
     ...                       qualities=["interesting", "fluent"])
     >>> round(results["turn_interesting"], 2), round(results["turn_fluent"], 2)
-    (3.78, 4.41)
+    (4.05, 4.62)
     >>> results["signature"]
     'metric:fed|model:dialeval/gemma3-dialogue@...|mode:conditional|level:turn|version:...'
 """
