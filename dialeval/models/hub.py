@@ -48,15 +48,22 @@ def hub_root() -> Path:
     return Path(os.environ.get("DIALEVAL_HUB", HUB_ROOT)).expanduser()
 
 
-def bundled_dir(name_or_id: str) -> Path | None:
-    """The bundled folder of ``dialeval/<name>`` (or plain ``<name>``), ``None`` when there is none."""
+def hub_folder(name_or_id: str) -> Path | None:
+    """Where ``dialeval/<name>`` (or plain ``<name>``) is bundled, whether or not the folder is there;
+    ``None`` for a name that cannot be one (empty, or another namespace's Hub id)."""
     name = str(name_or_id)
     if name.startswith(f"{NAMESPACE}/"):
         name = name[len(NAMESPACE) + 1 :]
     if not name or "/" in name:
         return None
-    folder = hub_root() / name
-    return folder if (folder / CARD_FILE).is_file() else None
+    return hub_root() / name
+
+
+def bundled_dir(name_or_id: str) -> Path | None:
+    """The bundled folder of ``dialeval/<name>`` (or plain ``<name>``): its :func:`hub_folder` when
+    that holds the model card, else ``None``."""
+    folder = hub_folder(name_or_id)
+    return folder if folder is not None and (folder / CARD_FILE).is_file() else None
 
 
 def _weight_files(root: Path) -> list[Path]:

@@ -193,11 +193,9 @@ def _warn_uncarded(name: str, chosen: str) -> None:
     """Warn when ``dialeval/<name>`` was passed over with its ``hub/<name>`` folder present but uncarded."""
     import warnings
 
-    from dialeval.models.hub import CARD_FILE, NAMESPACE, hub_root
+    from dialeval.models.hub import CARD_FILE, NAMESPACE, bundled_dir, hub_folder
 
-    if not name.startswith(f"{NAMESPACE}/"):
-        return
-    folder = hub_root() / name[len(NAMESPACE) + 1:]
-    if folder.is_dir() and not (folder / CARD_FILE).is_file():
+    folder = hub_folder(name) if name.startswith(f"{NAMESPACE}/") else None
+    if folder is not None and folder.is_dir() and bundled_dir(name) is None:
         warnings.warn(f"{folder} has no {CARD_FILE}, so it is not read as the bundled {name}; using {chosen} "
                       f"instead (`dialeval publish {folder} --card` writes the card)", UserWarning, stacklevel=3)
