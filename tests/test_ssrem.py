@@ -397,6 +397,26 @@ def test_default_mpnet_model_ranks_the_fitting_reply_first():
     assert result["ssrem_scores"] == pytest.approx([0.5106567, 0.4213428, 0.3897867], abs=1e-5)
 
 
+def test_reference_free_context_fit_is_the_f_of_the_full_score():
+    """``reference_free=True`` (the grid job ``ssrem-f``, the combined metric's component where no
+    references are given): ``ssrem_f`` alone, each item's value the full score's (the pinned f above),
+    a degenerate reply flagged and at the floor as there; without the option, no references is an error."""
+    from dialeval.scoring.runners import get_runner
+
+    run = get_runner("ssrem")
+    items = [{"context": c, "response": r} for c, r in zip(PINNED_CONTEXTS, PINNED_RESPONSES)]
+    items.append({"context": PINNED_CONTEXTS[0], "response": ""})
+    scored = run(items, reference_free=True)
+    per_item, signature = scored
+    assert per_item == {"ssrem_f": pytest.approx([0.8680892, 0.7459048, 0.3113017, -1000.0], abs=1e-5)}
+    assert scored.flags == [[], [], [], ["empty"]]
+    assert "model:dialeval/ssrem-chitchat-mpnet@67b34d8f9a34|enc:mpnet-base|ctx:3+mean|part:f|nrefs:0|" in signature
+    with pytest.raises(ValueError, match=r"item 0: ssrem needs a non-empty 'references' list \(or reference_free=True"):
+        run(items)
+    with pytest.raises(ValueError, match=r"contexts\[0\] is empty"):
+        run([{"context": [], "response": "Hi."}], reference_free=True)
+
+
 def test_bundled_glove_model_scores_through_the_evaluate_module():
     import dialeval
 

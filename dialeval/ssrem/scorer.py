@@ -162,19 +162,42 @@ class SSREMScorer:
         check_choice("scaling", scaling, SCALINGS)
         check_choice("mover", mover, MOVER_MODES)
         contexts, responses, references = check_inputs(contexts, responses, references)
-        flags = [reply_flags(c, r) or self._unknown(r) for c, r in zip(contexts, responses)]
-        kept = [i for i, flagged in enumerate(flags) if not flagged]
-        f, g = [math.nan] * len(responses), [math.nan] * len(responses)
+        flags, kept, f = self._context_fit(contexts, responses)
+        g = [math.nan] * len(responses)
         if kept:
-            for i, fi, gi in zip(kept, self.f([contexts[i] for i in kept], [responses[i] for i in kept]),
-                                 self.g([responses[i] for i in kept], [references[i] for i in kept], mover)):
-                f[i], g[i] = fi, gi
+            for i, gi in zip(kept, self.g([responses[i] for i in kept], [references[i] for i in kept], mover)):
+                g[i] = gi
         f_range, g_range, used = self.ranges([f[i] for i in kept] or [0.0], [g[i] for i in kept] or [0.0], scaling, mover)
         h = combine([0.0 if math.isnan(v) else v for v in f], [0.0 if math.isnan(v) else v for v in g], f_range, g_range)
         per_item = apply_policy({"ssrem": h, "ssrem_f": f, "ssrem_g": g}, flags, SCALES)
         result = summarize(per_item, self.signature(references, used, mover))
         result.update(ssrem_f_min=f_range[0], ssrem_f_max=f_range[1], ssrem_g_min=g_range[0], ssrem_g_max=g_range[1])
         return {**result, "flags": flags}
+
+    def score_context_fit(self, contexts: Any, responses: Any) -> dict[str, Any]:
+        """``ssrem_f`` alone, without references: the learned fit ``v(c)^T M v(r_hat)`` of each response
+        to its context (Bak & Oh 2020's reference-free half, unscaled), its mean, per-item ``flags`` and
+        the signature (``part:f``). Each item gets the value :meth:`score` gives it as ``ssrem_f``: the
+        same degenerate responses are flagged and get the floor."""
+        responses = check_texts(responses, "responses", allow_empty=True)
+        contexts = check_contexts(contexts, len(responses))
+        flags, _, f = self._context_fit(contexts, responses)
+        per_item = apply_policy({"ssrem_f": f}, flags, SCALES)
+        signature = make_signature("ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_label(),
+                                   part="f", nrefs="0")
+        return {**summarize(per_item, signature), "flags": flags}
+
+    def _context_fit(self, contexts: list[list[str]], responses: list[str]
+                     ) -> tuple[list[list[str]], list[int], list[float]]:
+        """Per-item flags (degenerate or mostly unknown words), the indices of the unflagged items and
+        ``f`` per item (NaN where flagged: those are not encoded)."""
+        flags = [reply_flags(c, r) or self._unknown(r) for c, r in zip(contexts, responses)]
+        kept = [i for i, flagged in enumerate(flags) if not flagged]
+        f = [math.nan] * len(responses)
+        if kept:
+            for i, fi in zip(kept, self.f([contexts[i] for i in kept], [responses[i] for i in kept])):
+                f[i] = fi
+        return flags, kept, f
 
     def _unknown(self, response: str) -> list[str]:
         """:func:`dialeval.core.degenerate.unknown_words` over the word vectors of ``g``."""

@@ -38,7 +38,9 @@ SPEC = MetricSpec(
         "ssrem-all": Benchmark("dialeval.ssrem.benchmark", "table4_all", "format_table4"),
         "ssrem-heldout": Benchmark("dialeval.ssrem.benchmark", "heldout", "format_heldout", runs={"ssrem-heldout": {}}),
     },
-    grid_jobs=(Job("ssrem", "ssrem", {}, ("ssrem",)),),
+    # ssrem-f: the context fit alone, on every set with contexts (references or not); the combined
+    # metric reads it where no references are given
+    grid_jobs=(Job("ssrem", "ssrem", {}, ("ssrem",)), Job("ssrem-f", "ssrem", {"reference_free": True}, ("ssrem_f",))),
     samples={folder: (EvaluateSample(
         "ssrem", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS],
                         "references": [r for _, r in reversed(SAMPLE_PAIRS)]}, "model", "ssrem_scores"),)
