@@ -32,7 +32,8 @@ DEFAULT_CONTEXTS = 20
 # all-mpnet-base-v2, the default since the same day. Re-measured later that day: GRADE's cross-encoder
 # resumed to the end of its epoch, SSREM's and FED's controls with a floored score left out of the
 # spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones).
-# Re-measured the next session: FED's adapter trained to the end of one epoch, and combined retrained on it
+# Re-measured the next session: FED's adapter trained to the end of one epoch, and combined retrained on it;
+# combined's again on 2026-11-28, retrained with SSREM's reference-free context fit ssrem_f as a component
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
                           "lowercase": -0.0779, "paraphrase": -0.2879}},  # the mpnet model, 2026-11-27
@@ -49,7 +50,7 @@ PINNED = {
     "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
                              "other_reply": (5, 0), "lowercase": -0.1225, "paraphrase": -0.1735}},  # one-epoch adapter
     "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                              "other_reply": (8, 0), "lowercase": 0.1333, "paraphrase": 0.0073}},  # on the one-epoch FED
+                              "other_reply": (8, 0), "lowercase": 0.1395, "paraphrase": -0.0454}},  # with ssrem_f
 }
 
 

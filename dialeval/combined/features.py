@@ -2,15 +2,16 @@
 
 A :class:`Feature` is one headline sub-score of one meta-evaluation grid job
 (:class:`dialeval.core.spec.Job`): FED's overall quality (``turn_overall`` or, on dialogue-level
-items, ``dialog_overall``), holistic coherence and fluency, logical self-consistency, GRADE, SSREM,
-FULL (``full``, at the level its grid job scores the set) and the referenced multiref scores. Every one of them is "higher = better" (its scale says so), so
-the combination can keep its weights non-negative: a better component score never lowers the
-combined one.
+items, ``dialog_overall``), holistic coherence and fluency, logical self-consistency, GRADE, SSREM
+(its headline, which needs references, and its reference-free context fit ``ssrem_f``), FULL
+(``full``, at the level its grid job scores the set) and the referenced multiref scores. Every one of
+them is "higher = better" (its scale says so), so the combination can keep its weights
+non-negative: a better component score never lowers the combined one.
 
-A component that cannot score a batch (multiref and SSREM without references, GRADE and coherence
-without contexts) is *not applicable*; the features of the applicable components are the batch's
-*pattern*, and the combined model keeps one linear model per pattern seen in training
-(:mod:`dialeval.combined.model`).
+A component that cannot score a batch (multiref and SSREM's headline without references, GRADE,
+coherence and ``ssrem_f`` without contexts) is *not applicable*; the features of the applicable
+components are the batch's *pattern*, and the combined model keeps one linear model per pattern seen
+in training (:mod:`dialeval.combined.model`).
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ FEATURES: tuple[Feature, ...] = (
     Feature("consistency", "holistic-consistency", ("consistency",)),
     Feature("grade", "grade", ("grade",)),
     Feature("ssrem", "ssrem", ("ssrem",)),
+    Feature("ssrem_f", "ssrem-f", ("ssrem_f",)),
     Feature("full", "full", ("full",)),
     Feature("bleu2", "multiref", ("bleu2",)),
     Feature("meteor", "multiref", ("meteor",)),

@@ -50,7 +50,7 @@ Examples:
     >>> result = combined.compute(contexts=[["Do you like reading books?"]],
     ...                           responses=["Yes, mostly novels. I read one every week."])
     >>> round(result["combined"], 3), result["flags"]
-    (0.678, [[]])
+    (0.736, [[]])
 """
 
 _STRING = datasets.Value("string")
