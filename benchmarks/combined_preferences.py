@@ -68,12 +68,19 @@ def frequent_replies(k: int = 10) -> list[str]:
     return [turn for turn, _ in ranked if _words(turn) not in suite][:k]
 
 
-def reply_features(split: str, n: int, kinds: tuple[str, ...], frequent: list[str] | None, seed: int = 0) -> dict:
-    """Per reply kind: (feature table over the ``n`` cases, NaN where not built; per-case flagged or None)."""
+def reply_texts(split: str, n: int, kinds: tuple[str, ...], frequent: list[str] | None, seed: int = 0) -> tuple:
+    """The ``n`` cases of ``split`` and, per reply kind (the real one, ``kinds``, and :data:`FREQUENT`
+    when ``frequent`` is given), one reply per case (``None``: not built)."""
     cases = dailydialog_cases(n, seed, split)
     replies = {REAL: [case.reply for case in cases], **build(cases, seed, kinds)}
     if frequent:
         replies[FREQUENT] = [rng_for(seed, FREQUENT, i).choice(frequent) for i in range(n)]
+    return cases, replies
+
+
+def reply_features(split: str, n: int, kinds: tuple[str, ...], frequent: list[str] | None, seed: int = 0) -> dict:
+    """Per reply kind: (feature table over the ``n`` cases, NaN where not built; per-case flagged or None)."""
+    cases, replies = reply_texts(split, n, kinds, frequent, seed)
     out = {}
     for name, texts in replies.items():
         columns: dict[str, list[float]] = {}
