@@ -38,6 +38,7 @@ from pathlib import Path
 
 import numpy as np
 
+from behaviour_subscores import report
 from dialeval.combined.features import FEATURES, feature_table, pattern
 from dialeval.combined.model import RIDGE, LinearModel, design
 from dialeval.combined.runner import component_scores
@@ -227,16 +228,11 @@ def main() -> None:
     parser.add_argument("--margin", type=float, default=0.1)
     parser.add_argument("--n-validation", type=int, default=100)
     parser.add_argument("--n-test", type=int, default=50)
-    parser.add_argument("--output", type=Path, help="write OUTPUT.json and OUTPUT.md")
+    parser.add_argument("--output", type=Path, help="write OUTPUT.json and OUTPUT.md (else print the table)")
     args = parser.parse_args()
     if args.lams[0] != 0:
         parser.error("--lams must start with 0 (the bundled fit every variant is compared with)")
-    result = run(args.lams, args.margin, args.n_validation, args.n_test)
-    text = markdown(result)
-    print(text)
-    if args.output:
-        args.output.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-        args.output.with_suffix(".md").write_text(text)
+    report(run(args.lams, args.margin, args.n_validation, args.n_test), markdown, args.output)
 
 
 if __name__ == "__main__":

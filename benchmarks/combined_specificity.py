@@ -21,7 +21,6 @@ cache (``dialeval benchmark --all`` first):
 from __future__ import annotations
 
 import argparse
-import json
 import math
 from collections import Counter
 from pathlib import Path
@@ -29,6 +28,7 @@ from typing import Callable
 
 from scipy.stats import spearmanr
 
+from behaviour_subscores import report
 from combined_preferences import TEST_KINDS, reply_features, reply_texts, shares, spearman
 from dialeval.combined.features import pattern
 from dialeval.combined.model import fit_linear
@@ -107,14 +107,9 @@ def markdown(result: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n-test", type=int, default=50)
-    parser.add_argument("--output", type=Path, help="write OUTPUT.json and OUTPUT.md")
+    parser.add_argument("--output", type=Path, help="write OUTPUT.json and OUTPUT.md (else print the table)")
     args = parser.parse_args()
-    result = run(args.n_test)
-    text = markdown(result)
-    print(text)
-    if args.output:
-        args.output.with_suffix(".json").write_text(json.dumps(result, indent=1) + "\n")
-        args.output.with_suffix(".md").write_text(text)
+    report(run(args.n_test), markdown, args.output)
 
 
 if __name__ == "__main__":
