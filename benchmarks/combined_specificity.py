@@ -4,9 +4,9 @@ Measured, not adopted (issue 32; the combined card).
 Specificity is the mean normalised inverse document frequency of the reply's words (See et al. 2019,
 "What makes a good conversation?"): over the ``R`` turns of DailyDialog *train*, ``IDF(w) = log(R /
 c_w)`` with ``c_w`` the turns that contain ``w``, ``NIDF(w) = (IDF(w) - min IDF) / (log R - min IDF)``
-(a word unseen in train counts as 1), and a reply's specificity is the mean NIDF of its word tokens
-(:func:`dialeval.core.text.tokenize`, tokens with a letter or digit; no word: 0). A generic reply
-("I see.") scores low, a specific one high.
+(a word unseen in train counts as 1), and a reply's specificity is the mean NIDF of its words
+(:func:`dialeval.core.degenerate.words_of`, the lower-cased ``\\w+`` runs every reply check reads;
+no word: 0). A generic reply ("I see.") scores low, a specific one high.
 
 Read: the specificity of each human-judgment set's replies alone (Spearman with the ratings); the
 leave-one-set-out Spearman of the combined metric's context pattern (the features of a reply to a
@@ -33,26 +33,22 @@ from combined_preferences import TEST_KINDS, reply_features, reply_texts, shares
 from dialeval.combined.features import pattern
 from dialeval.combined.model import fit_linear
 from dialeval.combined.training import gather
-from dialeval.core.text import tokenize
+from dialeval.core.degenerate import words_of
 from dialeval.data.corpora import dailydialog
 from dialeval.data.judgments import load_judgments, sets
 
 FEATURE = "specificity"
 
 
-def word_tokens(text: str) -> list[str]:
-    return [t for t in tokenize(text) if any(c.isalnum() for c in t)]
-
-
 def specificity_of(turns: list[str]) -> Callable[[str], float]:
     """The module docstring's mean NIDF, with the IDF of ``turns``."""
-    counts = Counter(w for turn in turns for w in set(word_tokens(turn)))
+    counts = Counter(w for turn in turns for w in set(words_of(turn)))
     top = math.log(len(turns))
     idf = {w: top - math.log(c) for w, c in counts.items()}
     low = min(idf.values())
 
     def specificity(text: str) -> float:
-        words = word_tokens(text)
+        words = words_of(text)
         return sum((idf.get(w, top) - low) / (top - low) for w in words) / len(words) if words else 0.0
 
     return specificity

@@ -183,9 +183,8 @@ class SSREMScorer:
         contexts = check_contexts(contexts, len(responses))
         flags, _, f = self._context_fit(contexts, responses)
         per_item = apply_policy({"ssrem_f": f}, flags, SCALES)
-        signature = make_signature("ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_label(),
-                                   part="f", nrefs="0")
-        return {**summarize(per_item, signature), "flags": flags}
+        return {**summarize(per_item, make_signature("ssrem", **self._model_fields(), part="f", nrefs="0")),
+                "flags": flags}
 
     def _context_fit(self, contexts: list[list[str]], responses: list[str]
                      ) -> tuple[list[list[str]], list[int], list[float]]:
@@ -207,11 +206,14 @@ class SSREMScorer:
         """The signature's ``ctx``: the number of context turns, ``+mean`` when their vectors are averaged."""
         return f"{self.context_turns}+mean" if self.context_pooling == "turns" else str(self.context_turns)
 
+    def _model_fields(self) -> dict[str, str]:
+        """The signature fields of the weights and encoder, shared by :meth:`score` and :meth:`score_context_fit`."""
+        return {"model": self.model_name, "enc": self.encoder.name, "ctx": self.context_label()}
+
     def signature(self, references: Sequence[Sequence[str]], scaling: str, mover: str) -> str:
         counts = {len(r) for r in references}
         return make_signature(
-            "ssrem", model=self.model_name, enc=self.encoder.name, ctx=self.context_label(),
-            g=f"{mover}:{self.word_vectors or GLOVE_NAME}", scaling=scaling,
+            "ssrem", **self._model_fields(), g=f"{mover}:{self.word_vectors or GLOVE_NAME}", scaling=scaling,
             nrefs=str(counts.pop()) if len(counts) == 1 else "var",
         )
 
