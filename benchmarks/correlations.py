@@ -6,8 +6,11 @@ writes ``OUT/<run>.json`` (``--save``) and ``OUT/<run>.txt`` (the printed table,
 values beside). A new metric's runs join by being declared in its spec.
 
 Usage: ``python benchmarks/correlations.py [OUT_DIR] [--metrics M ...] [--list]`` (default OUT_DIR
-benchmarks/results; 2-core CPU, uncontended: about 1.5-2 h for all; FED dominates, 15-30 min per
-model for both levels with all three variants in one pass).
+benchmarks/results; ``--list`` prints each run's command, runs none). 2-core CPU, uncontended, one
+thread: FED and FULL dominate, 15-30 min per model for both levels (every variant in one pass);
+combined's leave-one-set-out run reads its components from the score cache of ``dialeval benchmark
+--all`` and scores what is missing there first. benchmarks/results/README.md says which file each
+run writes and who reads it.
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     runs = list(declared_runs(tuple(args.metrics)))
     if args.list:
         for run in runs:
-            print(f"{run.name}: {' '.join(command(run, out)[1:])}")
+            print(f"{run.name}: {' '.join(['python', *command(run, out)[1:]])}")
         return 0
     out.mkdir(parents=True, exist_ok=True)
     for run in runs:

@@ -36,7 +36,10 @@ SPEC = MetricSpec(
     # the components' folders key the cached scores too (the combined score is a function of theirs)
     reads=("fed", "holistic", "grade", "ssrem", "multiref", "full"),
     build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
-    benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table")},
+    # the correlation run: every set the bundled model holds out, its components read from the score cache
+    # of `dialeval benchmark --all` (scored first where missing)
+    benchmarks={"combined-loso": Benchmark("dialeval.combined.benchmark", "leave_one_set_out", "format_table",
+                                           runs={"combined-loso": {}})},
     grid_jobs=(Job("combined", "combined", {}, ("combined",), options_for=held_out_set),),
     cards={"combined-judgments": CardSpec(tags=("dialogue-evaluation", "combined-metric"), library_name="dialeval",
                                           content="dialeval.combined.card:card_content")},

@@ -18,6 +18,8 @@ PAPER_SOURCE = ("De Bruyn, Lotfi, Buhmann & Daelemans 2022, COLING (arXiv 2209.0
                 "BlenderBot-400M-distill on the FED overall ratings (375 turns / 125 dialogs)")
 PUBLISHED = {"fed-turn": 0.506, "fed-dialog": 0.695}
 BUILD = "python training/finetune_lm.py --preset dialogue --output hub/smollm2-dialogue --threads 1 --minutes 35"
+# results file suffix -> the model of FULL's correlation runs (benchmarks/correlations.py)
+CORRELATION_MODELS = {"": STAND_INS[0], "-gemma3-dialogue": "dialeval/gemma3-dialogue", "-gemma3-270m": "gemma3-270m"}
 
 
 SPEC = MetricSpec(
@@ -29,8 +31,11 @@ SPEC = MetricSpec(
     default_models=lambda: {"model": default_full_model()},
     build_hints={PAPER_MODEL: BUILD},
     hub_alternatives={PAPER_MODEL: STAND_INS[0]},
-    benchmarks={f"fed-{level}": Benchmark("dialeval.full.benchmark", "full", "format_full", (level,))
-                for level in LEVELS},
+    # the correlation runs, every variant from one pass: the bundled adapter (the results files without
+    # a suffix), FED's dialogue adapter and its un-tuned Gemma-3-270M base
+    benchmarks={f"fed-{level}": Benchmark("dialeval.full.benchmark", "full", "format_full", (level,), runs={
+        f"full-fed-{level}{suffix}": {"model": model, "variant": "all"}
+        for suffix, model in CORRELATION_MODELS.items()}) for level in LEVELS},
     # whole conversations on FED's dialog-level set, a response after its context elsewhere
     grid_jobs=(Job("full", "full", {}, ("full",), options_for=dialog_level_on("fed-dialog")),),
     headline=("full",),
