@@ -1,13 +1,23 @@
-"""benchmarks/results/README.md names every results file.
+"""benchmarks/results/README.md names every results file, and each declared correlation run's files are
+what its command writes.
 
 The index's tables name files in their first column: backquoted paths relative to benchmarks/results/,
-``{a,b}`` and ``*`` as in a shell.
+``{a,b}`` and ``*`` as in a shell. A declared run (``Benchmark.runs``, benchmarks/correlations.py)
+writes ``NAME.json`` with ``--save`` and ``NAME.txt`` from what the command prints, the benchmark's
+rendering of that JSON; a model the run's options name is the model its JSON records.
 """
 
 from __future__ import annotations
 
+import importlib
+import importlib.util
+import json
 import re
 from pathlib import Path
+
+import pytest
+
+from dialeval import registry
 
 RESULTS = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
 INDEX = RESULTS / "README.md"
@@ -57,3 +67,20 @@ def test_every_results_file_is_in_the_index():
     unnamed = sorted(results_files() - named)
     assert not unnamed, f"add these to benchmarks/results/README.md: {unnamed}"
 
+
+def declared_runs():
+    spec = importlib.util.spec_from_file_location("correlations", RESULTS.parent / "correlations.py")
+    correlations = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(correlations)
+    return list(correlations.declared_runs())
+
+
+@pytest.mark.parametrize("run", declared_runs(), ids=lambda run: run.name)
+def test_declared_run_files_are_what_its_command_writes(run):
+    benchmark = registry.benchmark_of(run.metric, run.dataset)
+    result = json.loads((RESULTS / f"{run.name}.json").read_text(encoding="utf-8"))
+    printed = (RESULTS / f"{run.name}.txt").read_text(encoding="utf-8")
+    assert getattr(importlib.import_module(benchmark.module), benchmark.render)(result) == printed.rstrip("\n")
+    for option in ("model", "nli"):
+        if option in run.options:
+            assert result["model"].split("@")[0] == run.options[option]
