@@ -68,11 +68,16 @@ def test_every_results_file_is_in_the_index():
     assert not unnamed, f"add these to benchmarks/results/README.md: {unnamed}"
 
 
-def declared_runs():
+def correlations_script():
+    """benchmarks/correlations.py as a module."""
     spec = importlib.util.spec_from_file_location("correlations", RESULTS.parent / "correlations.py")
-    correlations = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(correlations)
-    return list(correlations.declared_runs())
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def declared_runs():
+    return list(correlations_script().declared_runs())
 
 
 @pytest.mark.parametrize("run", declared_runs(), ids=lambda run: run.name)
@@ -84,3 +89,13 @@ def test_declared_run_files_are_what_its_command_writes(run):
     for option in ("model", "nli"):
         if option in run.options:
             assert result["model"].split("@")[0] == run.options[option]
+
+
+def test_list_prints_the_commands_of_full_and_combined_paper_runs(capsys):
+    assert correlations_script().main(["--list", "--metrics", "full", "combined"]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert len(printed) == 7
+    assert ("full-fed-turn: python -m dialeval.cli benchmark --metric full --dataset fed-turn --option "
+            "model=dialeval/smollm2-dialogue --option variant=all --save benchmarks/results/full-fed-turn.json") in printed
+    assert ("combined-loso: python -m dialeval.cli benchmark --metric combined --dataset combined-loso --save "
+            "benchmarks/results/combined-loso.json") in printed
