@@ -375,6 +375,13 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
         ssrem.check_inputs([["hi"]], ["a"], [[]])
     with pytest.raises(ValueError, match=r"contexts\[0\]\[1\] is None"):
         ssrem.check_inputs([["hi", None]], ["a"], ["x"])
+    # named after SSREM's own input (it said "but there are 2 predictions"), also by the module, before any model loads
+    with pytest.raises(ValueError, match=r"^references has 1 items but there are 2 responses$"):
+        ssrem.check_inputs([["hi"], ["ho"]], ["a", "b"], ["x"])
+    import dialeval
+
+    with pytest.raises(ValueError, match=r"^references has 1 items but there are 2 responses$"):
+        dialeval.load("ssrem").compute(contexts=[["hi"], ["ho"]], responses=["a", "b"], references=["x"])
 
 
 PINNED_CONTEXTS = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 3

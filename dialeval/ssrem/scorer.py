@@ -221,7 +221,7 @@ class SSREMScorer:
 def check_inputs(contexts: Any, responses: Any, references: Any) -> tuple[list, list, list]:
     """Validated ``(contexts, responses, references)``; ``ValueError`` naming the bad input and item."""
     responses = check_texts(responses, "responses", allow_empty=True)  # an empty generation: scored as the worst
-    return check_contexts(contexts, len(responses)), responses, check_reference_lists(references, len(responses))
+    return check_contexts(contexts, len(responses)), responses, check_reference_lists(references, len(responses), scored="responses")
 
 
 def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
