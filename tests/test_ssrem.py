@@ -424,6 +424,48 @@ def test_reference_free_context_fit_is_the_f_of_the_full_score():
         run([{"context": [], "response": "Hi."}], reference_free=True)
 
 
+
+def percentile_by_hand(value, stored):
+    """The mid-rank percentile counted directly over the stored list (higher = better)."""
+    return 100 * (sum(v < value for v in stored) + sum(v == value for v in stored) / 2) / len(stored)
+
+
+def test_the_module_scores_the_context_fit_without_references_with_percentiles():
+    """``evaluate.load("dialeval/ssrem").compute(..., reference_free=True)`` with no references (issue 54):
+    the library's ``score_context_fit``, item by item; ``percentiles=True`` reads ssrem_f among the
+    stored human replies (the one stored reference: ssrem_f never reads the references, so
+    ``reference_free`` is a neutral option), a flagged reply at the bottom."""
+    import dialeval
+    from dialeval.scoring.human_reference import load_reference
+
+    contexts, responses = PINNED_CONTEXTS + PINNED_CONTEXTS[:1], PINNED_RESPONSES + [""]
+    module = dialeval.load("ssrem")
+    result = module.compute(contexts=contexts, responses=responses, reference_free=True, percentiles=True)
+    library = ssrem.cached_scorer(ssrem.DEFAULT_MODEL, None, None).score_context_fit(contexts, responses)
+    # one process, the same code and batches: equal up to float32 rounding
+    assert result["ssrem_f_scores"] == pytest.approx(library["ssrem_f_scores"], rel=1e-6, abs=1e-6)
+    assert result["ssrem_f_scores"] == pytest.approx([0.8680892, 0.7459048, 0.3113017, -1000.0], abs=1e-5)
+    assert result["ssrem_f"] == pytest.approx(library["ssrem_f"], rel=1e-6)
+    assert result["flags"] == library["flags"] == [[], [], [], ["empty"]]
+    assert result["signature"] == library["signature"] and "|part:f|nrefs:0|" in result["signature"]
+    assert not {"ssrem", "ssrem_g", "ssrem_scores", "ssrem_g_scores"} & set(result)
+    stored = load_reference("ssrem").scores["ssrem_f"]
+    percentiles = result["ssrem_f_percentiles"]
+    assert percentiles[:3] == [percentile_by_hand(v, stored) for v in result["ssrem_f_scores"][:3]]
+    # the empty reply: flagged, at the floor -1000, below every human reply but the flagged ones (0.25 while
+    # it ties with the suite's one floored human reply; 0 where a flagged reply reads 0, issue 54 item 3)
+    assert percentiles[3] <= 100 * 0.5 * stored.count(-1000.0) / len(stored) < min(percentiles[:3])
+    assert result["percentiles_signature"].startswith("percentiles:ssrem|among:DailyDialog test human replies|n:200")
+    # references given are not read
+    read = module.compute(contexts=contexts, responses=responses, references=[["Sure."]] * 4, reference_free=True)
+    assert read["ssrem_f_scores"] == pytest.approx(result["ssrem_f_scores"], rel=1e-6, abs=1e-6)
+    with pytest.raises(ValueError, match=r"^compute\(\) needs references \(a list with one entry per item\), "
+                                         r"or reference_free=True for the context fit ssrem_f alone$"):
+        module.compute(contexts=contexts, responses=responses)
+    with pytest.raises(ValueError, match=r"^contexts has 1 items but there are 4 responses$"):
+        module.compute(contexts=contexts[:1], responses=responses, reference_free=True)
+
+
 def test_bundled_glove_model_scores_through_the_evaluate_module():
     import dialeval
 

@@ -54,6 +54,9 @@ SPEC = MetricSpec(
                      needs=("context", "references")),),
     behaviour=Behaviour(
         {"ssrem_f": RELEVANCE_KINDS}, {"ssrem_f": MEANING_CONTROLS}, references=True,
+        # ssrem_f never reads the references: reference_free=True gives each item the same ssrem_f (and
+        # flags), so the one stored reference serves both (tests/test_ssrem.py)
+        neutral_options=("reference_free",),
         note=("the reference-free half ssrem_f (the learned fit to the context) is judged: the suite's only "
               "reference is the real reply itself, which the headline ssrem would reward by construction")),
 )
