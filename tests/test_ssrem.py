@@ -466,6 +466,32 @@ def test_the_module_scores_the_context_fit_without_references_with_percentiles()
         module.compute(contexts=contexts[:1], responses=responses, reference_free=True)
 
 
+def test_score_reads_reference_free_percentiles_and_names_no_checkout_path(tmp_path, capsys):
+    """``dialeval score --option reference_free=true --percentiles`` (refused before issue 54), and a
+    refusal that names the hub id and the command, not a path into the checkout."""
+    from dialeval.cli import main
+    from dialeval.models.hub import hub_root
+    from dialeval.scoring.human_reference import load_reference
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": c, "response": r}) + "\n"
+                              for i, (c, r) in enumerate(zip(PINNED_CONTEXTS, PINNED_RESPONSES))))
+    assert main(["score", "--metric", "ssrem", "--option", "reference_free=true", "--percentiles",
+                 "--input", str(source), "--output", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    stored = load_reference("ssrem").scores["ssrem_f"]
+    assert [line["scores"]["ssrem_f"] for line in lines] == pytest.approx([0.8680892, 0.7459048, 0.3113017], abs=1e-5)
+    assert [line["percentiles"] for line in lines] == [
+        {"ssrem_f": percentile_by_hand(line["scores"]["ssrem_f"], stored)} for line in lines]
+    capsys.readouterr()
+    assert main(["score", "--metric", "ssrem", "--option", "model=dialeval/ssrem-chitchat", "--percentiles",
+                 "--input", str(source), "--output", str(tmp_path / "glove.jsonl")]) == 2
+    error = capsys.readouterr().err
+    assert ("in dialeval/ssrem-chitchat-mpnet's dialeval_percentiles.json; build it with `dialeval behaviour "
+            "--reference --metric ssrem --option model=\"dialeval/ssrem-chitchat\"`") in error
+    assert str(hub_root()) not in error and str(Path.cwd()) not in error
+    assert not (tmp_path / "glove.jsonl").exists()  # refused before any scoring
+
 def test_bundled_glove_model_scores_through_the_evaluate_module():
     import dialeval
 
