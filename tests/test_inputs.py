@@ -113,7 +113,7 @@ def surrogate_cases():
     conversations)."""
     cases = []
     for name in registry.METRICS:
-        for config, example in dict(example_calls(name)).items():  # one call per configuration
+        for config, example in dict(reversed(example_calls(name))).items():  # each configuration's first call
             cases += [(name, config, example, given) for given in example if given in INPUT_NAMES]
     cases.append(("combined", None, {**example_calls("combined")[0][1], "references": [["Yes, I do."]]}, "references"))
     cases.append(("full", None, {"conversations": [["Do you like reading books?", "Yes, mostly novels."]],

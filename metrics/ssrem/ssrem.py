@@ -71,7 +71,8 @@ Examples:
     ...                        references=["Yeah let's go to the theater"])
     >>> round(result["ssrem"], 3), round(result["ssrem_f"], 3), round(result["ssrem_g"], 3)
     (0.511, 0.868, 0.127)
-    >>> fit = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"]] * 2,
+    >>> fit = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"],
+    ...                               ["What do you want to do tonight?", "Why don't we go see a movie?"]],
     ...                     responses=["That sounds good! Have you seen Thor?", ""], reference_free=True,
     ...                     percentiles=True)
     >>> [round(f, 3) for f in fit["ssrem_f_scores"]], fit["flags"], fit["ssrem_f_percentiles"][0]
