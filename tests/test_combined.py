@@ -265,3 +265,14 @@ def test_every_feature_comes_from_a_metric_the_combined_spec_reads():
     metrics = {jobs[f.job] for f in FEATURES}
     assert metrics == set(registry.spec("combined").reads)
     assert [f.subs for f in FEATURES if f.job == "full"] == [("full",)]
+
+
+def test_the_module_description_names_every_feature():
+    """Its description named neither FULL nor ssrem_f (issue 54): each feature by its name, as in the signature."""
+    import re
+
+    import dialeval
+    from dialeval.combined.features import FEATURES
+
+    description = dialeval.load("combined").description
+    assert [f.name for f in FEATURES if not re.search(rf"\b{f.name}\b", description)] == []

@@ -132,6 +132,25 @@ def test_demo_says_ssrem_needs_references(app, client):
     assert rows["-"]["meaning"] == "not scored: ssrem needs reference responses (paste at least one)"
 
 
+def test_demo_offers_ssrem_without_references(app):
+    """SSREM's context fit ssrem_f alone (reference_free=True): no references needed, the evaluate
+    module's value, and its percentile among the stored human replies."""
+    from dialeval.scoring.human_reference import load_reference
+
+    label = next(label for label, (name, choice) in app.CHOICES.items()
+                 if name == "ssrem" and choice.options.get("reference_free"))
+    assert app.CHOICES[label][1].needs == ("context",)
+    rows, plot, readings = app.score_conversation("\n".join(CONTEXT + [RESPONSE]), "", [label])
+    expected = dialeval.load("ssrem").compute(contexts=[CONTEXT], responses=[RESPONSE], reference_free=True)
+    assert [row[:3] for row in rows] == [["ssrem", "ssrem_f", round(expected["ssrem_f"], 4)]]
+    assert rows[0][5] == "response given the context"
+    percentile = load_reference("ssrem", {"reference_free": True}).percentiles("ssrem_f", [expected["ssrem_f"]])[0]
+    assert plot.values.tolist() == [["ssrem: ssrem_f", pytest.approx(percentile, abs=1e-9)]]
+    assert f"**ssrem: ssrem_f**: {app.ordinal(percentile)} percentile of human replies" in readings
+    rows, _plot, _readings = app.score_conversation(RESPONSE, "", [label])  # no context
+    assert rows[0][6] == "not scored: ssrem needs a context turn (at least two lines: the context, then the response)"
+
+
 @pytest.mark.slow
 def test_every_row_shows_range_direction_and_meaning_from_scales(app):
     """All choices at once (FED, FULL and holistic load their LMs here); raw FED values say so."""

@@ -234,7 +234,7 @@ def test_very_long_conversation_is_truncated(tiny):
     [
         ([], "conversations is empty"),
         ("Hi!", "conversations must be a list"),
-        ([["Hi"], []], r"conversations\[1\] is empty"),
+        ([["Hi"], []], r"^conversations\[1\] is an empty conversation: give it at least one turn$"),
         ([["Hi"], ["Hello", " ", "Bye"]], r"conversations\[1\]\[1\] is an empty string; only the last turn"),
         ([["Hi"], [" "]], r"conversations\[1\]\[0\] is an empty string"),
         ([["Hi", 3]], r"conversations\[0\]\[1\] must be a string"),

@@ -5,6 +5,7 @@ import pytest
 
 from dialeval import registry
 from dialeval.modules.inputs import check_module_inputs
+from dialeval.modules.metric_base import INPUT_NAMES
 from module_examples import example_calls
 
 TEXT = datasets.Value("string")
@@ -95,3 +96,50 @@ def test_a_module_whose_compute_takes_any_keyword_is_refused():
         class Loose(dialeval.modules.metric_base.CheckedMetric):
             def _compute(self, predictions, references, **options):
                 return {}
+
+
+def with_surrogate(entry, at=3):
+    """``entry`` (a string, or a list of strings: its last turn) with a lone surrogate at character
+    ``at``, and the index of the changed turn (``None`` for a string)."""
+    if isinstance(entry, str):
+        return entry[:at] + "\ud800" + entry[at:], None
+    j = len(entry) - 1
+    return [*entry[:j], entry[j][:at] + "\ud800" + entry[j][at:]], j
+
+
+def surrogate_cases():
+    """(module, configuration, keyword arguments, input) for every input of every module's example
+    calls, and the inputs some modules take beside their features (combined's references, FULL's
+    conversations)."""
+    cases = []
+    for name in registry.METRICS:
+        for config, example in dict(reversed(example_calls(name))).items():  # each configuration's first call
+            cases += [(name, config, example, given) for given in example if given in INPUT_NAMES]
+    cases.append(("combined", None, {**example_calls("combined")[0][1], "references": [["Yes, I do."]]}, "references"))
+    cases.append(("full", None, {"conversations": [["Do you like reading books?", "Yes, mostly novels."]],
+                                 "model": "dialeval/smollm2-dialogue"}, "conversations"))
+    return [pytest.param(*case, id="-".join(filter(None, (case[0], case[1], case[3])))) for case in cases]
+
+
+@pytest.mark.parametrize("name, config, example, given", surrogate_cases())
+def test_a_lone_surrogate_is_refused_by_input_index_and_position(name, config, example, given):
+    """A lone surrogate ("\\ud800") crashed every module inside pyarrow with an unnamed
+    UnicodeEncodeError; it is refused, before any model loads, naming the input, the item, the turn
+    and the character position."""
+    import dialeval
+
+    texts = list(example[given])
+    texts[-1], turn = with_surrogate(texts[-1])
+    where = rf"{given}\[{len(texts) - 1}\]" + ("" if turn is None else rf"\[{turn}\]")
+    with pytest.raises(ValueError, match=rf"^{where} holds a lone surrogate U\+D800 at character 3: not valid Unicode"):
+        dialeval.load(name, config).compute(**{**example, given: texts})
+
+
+def test_the_surrogate_check_reads_every_text_and_passes_valid_unicode():
+    from dialeval.modules.inputs import check_unicode
+
+    check_unicode("responses", ["ok", "\U0001F600 an emoji is one code point", "é"])
+    with pytest.raises(ValueError, match=r"^contexts\[1\]\[2\] holds a lone surrogate U\+DFFF at character 0"):
+        check_unicode("contexts", [["a", "b"], ["c", "d", "\udfffe"]])
+    with pytest.raises(ValueError, match=r"^responses\[0\] holds a lone surrogate U\+D83D at character 1"):
+        check_unicode("responses", ["a\ud83d\ude00"])  # a pair written as two escapes is two lone surrogates

@@ -375,6 +375,13 @@ def test_bad_inputs_raise_clear_errors(tmp_path):
         ssrem.check_inputs([["hi"]], ["a"], [[]])
     with pytest.raises(ValueError, match=r"contexts\[0\]\[1\] is None"):
         ssrem.check_inputs([["hi", None]], ["a"], ["x"])
+    # named after SSREM's own input (it said "but there are 2 predictions"), also by the module, before any model loads
+    with pytest.raises(ValueError, match=r"^references has 1 items but there are 2 responses$"):
+        ssrem.check_inputs([["hi"], ["ho"]], ["a", "b"], ["x"])
+    import dialeval
+
+    with pytest.raises(ValueError, match=r"^references has 1 items but there are 2 responses$"):
+        dialeval.load("ssrem").compute(contexts=[["hi"], ["ho"]], responses=["a", "b"], references=["x"])
 
 
 PINNED_CONTEXTS = [["What do you want to do tonight?", "Why don't we go see a movie?"]] * 3
@@ -416,6 +423,74 @@ def test_reference_free_context_fit_is_the_f_of_the_full_score():
     with pytest.raises(ValueError, match=r"contexts\[0\] is empty"):
         run([{"context": [], "response": "Hi."}], reference_free=True)
 
+
+
+def percentile_by_hand(value, stored):
+    """The mid-rank percentile counted directly over the stored list (higher = better)."""
+    return 100 * (sum(v < value for v in stored) + sum(v == value for v in stored) / 2) / len(stored)
+
+
+def test_the_module_scores_the_context_fit_without_references_with_percentiles():
+    """``evaluate.load("dialeval/ssrem").compute(..., reference_free=True)`` with no references (issue 54):
+    the library's ``score_context_fit``, item by item; ``percentiles=True`` reads ssrem_f among the
+    stored human replies (the one stored reference: ssrem_f never reads the references, so
+    ``reference_free`` is a neutral option), a flagged reply at the bottom."""
+    import dialeval
+    from dialeval.scoring.human_reference import load_reference
+
+    contexts, responses = PINNED_CONTEXTS + PINNED_CONTEXTS[:1], PINNED_RESPONSES + [""]
+    module = dialeval.load("ssrem")
+    result = module.compute(contexts=contexts, responses=responses, reference_free=True, percentiles=True)
+    library = ssrem.cached_scorer(ssrem.DEFAULT_MODEL, None, None).score_context_fit(contexts, responses)
+    # one process, the same code and batches: equal up to float32 rounding
+    assert result["ssrem_f_scores"] == pytest.approx(library["ssrem_f_scores"], rel=1e-6, abs=1e-6)
+    assert result["ssrem_f_scores"] == pytest.approx([0.8680892, 0.7459048, 0.3113017, -1000.0], abs=1e-5)
+    assert result["ssrem_f"] == pytest.approx(library["ssrem_f"], rel=1e-6)
+    assert result["flags"] == library["flags"] == [[], [], [], ["empty"]]
+    assert result["signature"] == library["signature"] and "|part:f|nrefs:0|" in result["signature"]
+    assert not {"ssrem", "ssrem_g", "ssrem_scores", "ssrem_g_scores"} & set(result)
+    stored = load_reference("ssrem").scores["ssrem_f"]
+    percentiles = result["ssrem_f_percentiles"]
+    assert percentiles[:3] == [percentile_by_hand(v, stored) for v in result["ssrem_f_scores"][:3]]
+    # the empty reply: flagged, at the floor -1000, below every human reply but the flagged ones (0.25 while
+    # it ties with the suite's one floored human reply; 0 where a flagged reply reads 0, issue 54 item 3)
+    assert percentiles[3] <= 100 * 0.5 * stored.count(-1000.0) / len(stored) < min(percentiles[:3])
+    assert result["percentiles_signature"].startswith("percentiles:ssrem|among:DailyDialog test human replies|n:200")
+    # references given are not read
+    read = module.compute(contexts=contexts, responses=responses, references=[["Sure."]] * 4, reference_free=True)
+    assert read["ssrem_f_scores"] == pytest.approx(result["ssrem_f_scores"], rel=1e-6, abs=1e-6)
+    with pytest.raises(ValueError, match=r"^compute\(\) needs references \(a list with one entry per item\), "
+                                         r"or reference_free=True for the context fit ssrem_f alone$"):
+        module.compute(contexts=contexts, responses=responses)
+    with pytest.raises(ValueError, match=r"^contexts has 1 items but there are 4 responses$"):
+        module.compute(contexts=contexts[:1], responses=responses, reference_free=True)
+
+
+def test_score_reads_reference_free_percentiles_and_names_no_checkout_path(tmp_path, capsys):
+    """``dialeval score --option reference_free=true --percentiles`` (refused before issue 54), and a
+    refusal that names the hub id and the command, not a path into the checkout."""
+    from dialeval.cli import main
+    from dialeval.models.hub import hub_root
+    from dialeval.scoring.human_reference import load_reference
+
+    source, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    source.write_text("".join(json.dumps({"id": str(i), "context": c, "response": r}) + "\n"
+                              for i, (c, r) in enumerate(zip(PINNED_CONTEXTS, PINNED_RESPONSES))))
+    assert main(["score", "--metric", "ssrem", "--option", "reference_free=true", "--percentiles",
+                 "--input", str(source), "--output", str(out)]) == 0
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    stored = load_reference("ssrem").scores["ssrem_f"]
+    assert [line["scores"]["ssrem_f"] for line in lines] == pytest.approx([0.8680892, 0.7459048, 0.3113017], abs=1e-5)
+    assert [line["percentiles"] for line in lines] == [
+        {"ssrem_f": percentile_by_hand(line["scores"]["ssrem_f"], stored)} for line in lines]
+    capsys.readouterr()
+    assert main(["score", "--metric", "ssrem", "--option", "model=dialeval/ssrem-chitchat", "--percentiles",
+                 "--input", str(source), "--output", str(tmp_path / "glove.jsonl")]) == 2
+    error = capsys.readouterr().err
+    assert ("in dialeval/ssrem-chitchat-mpnet's dialeval_percentiles.json; build it with `dialeval behaviour "
+            "--reference --metric ssrem --option model=\"dialeval/ssrem-chitchat\"`") in error
+    assert str(hub_root()) not in error and str(Path.cwd()) not in error
+    assert not (tmp_path / "glove.jsonl").exists()  # refused before any scoring
 
 def test_bundled_glove_model_scores_through_the_evaluate_module():
     import dialeval

@@ -32,8 +32,10 @@ def test_check_texts_names_the_bad_item(items, message):
 
 def test_check_reference_lists():
     assert check_reference_lists(["a", ["b", "c"]], 2) == [["a"], ["b", "c"]]
-    with pytest.raises(ValueError, match="has 1 items but there are 2"):
+    with pytest.raises(ValueError, match="^references has 1 items but there are 2 predictions$"):
         check_reference_lists(["a"], 2)
+    with pytest.raises(ValueError, match="^references has 1 items but there are 2 responses$"):
+        check_reference_lists(["a"], 2, scored="responses")
     with pytest.raises(ValueError, match=r"references\[1\] is an empty list"):
         check_reference_lists(["a", []], 2)
     with pytest.raises(ValueError, match=r"references\[0\]\[1\] must be a string"):

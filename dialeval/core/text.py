@@ -65,16 +65,18 @@ def bound_length(texts: list[str], name: str, limit: int = MAX_CHARS) -> list[st
     return [text[:limit] if len(text) > limit else text for text in texts]
 
 
-def check_reference_lists(references: Any, n_items: int, name: str = "references") -> list[list[str]]:
+def check_reference_lists(references: Any, n_items: int, name: str = "references",
+                          scored: str = "predictions") -> list[list[str]]:
     """Normalise references to one non-empty list of strings per item.
 
     A plain list of strings means one reference per item. Raises ``ValueError`` on a length
-    mismatch with the ``n_items`` predictions, an empty reference list, or a non-string reference.
+    mismatch with the ``n_items`` texts scored (the input ``scored``: multiref's ``predictions``,
+    SSREM's ``responses``), an empty reference list, or a non-string reference.
     """
     if isinstance(references, str) or not isinstance(references, Sequence):
         raise ValueError(f"{name} must be a list, got {type(references).__name__}")
     if len(references) != n_items:
-        raise ValueError(f"{name} has {len(references)} items but there are {n_items} predictions")
+        raise ValueError(f"{name} has {len(references)} items but there are {n_items} {scored}")
     out = []
     for i, refs in enumerate(references):
         if isinstance(refs, str):

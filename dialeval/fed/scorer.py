@@ -134,6 +134,8 @@ def check_conversations(conversations: Any) -> list[list[str]]:
         raise ValueError("conversations is empty: pass at least one conversation")
     checked = []
     for i, turns in enumerate(conversations):
+        if isinstance(turns, Sequence) and not isinstance(turns, str) and len(turns) == 0:
+            raise ValueError(f"conversations[{i}] is an empty conversation: give it at least one turn")
         turns = check_texts(turns, f"conversations[{i}]", allow_empty=True)
         for j, turn in enumerate(turns):
             if not turn.strip() and (j < len(turns) - 1 or len(turns) == 1):

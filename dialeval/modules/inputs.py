@@ -6,20 +6,28 @@ list of alternatives): each input is a list with one entry per item, and an entr
 :func:`check_module_inputs` refuses a missing input, ``None``, a non-list and any entry of the
 wrong type with a ``ValueError`` naming the input and the index (``conversations[0][1] must be a
 string, not int``) -- evaluate's own checks would say "call add or add_batch" or fail deep in
-``datasets``. :func:`normalise_module_inputs` makes an input that mixes bare strings and lists of
-strings (``references=[["fine"], "good"]``) all lists: evaluate picks one feature alternative for
-the whole batch and would read ``"good"`` as the characters ``g, o, o, d``. The modules call it first (:class:`dialeval.modules.CheckedMetric`); the Gradio
-widget reads the same kinds to build its boxes.
+``datasets`` -- and a text holding a lone surrogate (``"\\ud800"``, which UTF-8 cannot encode:
+pyarrow failed on it with an unnamed ``UnicodeEncodeError``) with one naming the input, the index,
+the turn index for a list and the character position (:func:`check_unicode`).
+:func:`normalise_module_inputs` makes an input that mixes bare strings and lists of strings
+(``references=[["fine"], "good"]``) all lists: evaluate picks one feature alternative for the whole
+batch and would read ``"good"`` as the characters ``g, o, o, d``. The modules call it first
+(:class:`dialeval.modules.CheckedMetric`); the Gradio widget reads the same kinds to build its boxes.
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+import re
+from typing import Any, Iterator, Mapping
 
 import datasets
 
 STRING = "a string"
 STRINGS = "a list of strings"
+# A code point of the UTF-16 surrogate range: in a Python str always a lone surrogate (a character
+# beyond U+FFFF is one code point), from an escape ("\ud800") or a decoding with "surrogateescape";
+# UTF-8 cannot encode it.
+SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 def feature_kind(feature: Any) -> str:
@@ -57,9 +65,31 @@ def _entry_error(name: str, i: int, entry: Any, allowed: list[str]) -> str:
     return f"{name}[{i}] must be {' or '.join(allowed)}, not {type(entry).__name__}"
 
 
+def _texts(name: str, value: Any) -> Iterator[tuple[str, str]]:
+    """``(label, text)`` of every string of input ``name`` (entries of other types are left to the
+    type checks): ``name[i]`` for a string entry, ``name[i][j]`` for turn ``j`` of a list entry."""
+    for i, entry in enumerate(value):
+        if isinstance(entry, str):
+            yield f"{name}[{i}]", entry
+        elif isinstance(entry, (list, tuple)):
+            yield from ((f"{name}[{i}][{j}]", text) for j, text in enumerate(entry) if isinstance(text, str))
+
+
+def check_unicode(name: str, value: Any) -> None:
+    """``ValueError`` naming the text and the position of the first lone surrogate (:data:`SURROGATE`)
+    in input ``name``, a list of strings or lists of strings: ``responses[2] holds a lone surrogate
+    U+D800 at character 5``."""
+    for label, text in _texts(name, value):
+        found = SURROGATE.search(text)
+        if found:
+            raise ValueError(f"{label} holds a lone surrogate U+{ord(found.group()):04X} at character {found.start()}: "
+                             "not valid Unicode text (UTF-8 cannot encode it); remove or replace it")
+
+
 def check_module_inputs(features: datasets.Features | list[datasets.Features], given: Mapping[str, Any]) -> None:
     """``ValueError`` naming the input (and index) when ``given`` lacks an input of ``features``,
-    holds ``None`` or a non-list for one, or an entry of a kind the features do not allow."""
+    holds ``None`` or a non-list for one, an entry of a kind the features do not allow, or a text
+    with a lone surrogate (:func:`check_unicode`)."""
     kinds = input_kinds(features)
     missing = [name for name in kinds if name not in given]
     if missing:
@@ -73,6 +103,7 @@ def check_module_inputs(features: datasets.Features | list[datasets.Features], g
         for i, entry in enumerate(value):
             if not any(has_kind(entry, kind) for kind in allowed):
                 raise ValueError(_entry_error(name, i, entry, allowed))
+        check_unicode(name, value)
 
 
 def normalise_module_inputs(features: datasets.Features | list[datasets.Features],

@@ -40,7 +40,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 from dialeval import registry
-from dialeval.models.hub import PERCENTILES_FILE, hub_root
+from dialeval.models.hub import NAMESPACE, PERCENTILES_FILE, hub_root
 from dialeval.scoring.cache import CACHE_FORMAT, weights_fingerprint
 
 FILE = PERCENTILES_FILE
@@ -145,12 +145,18 @@ def reference_path(metric: str) -> Path:
     return hub_root() / spec.bundled[0] / FILE
 
 
+def place(path: Path) -> str:
+    """How a message names a stored reference file: its bundled folder's hub id and the file's name
+    (``dialeval/grade-dailydialog's dialeval_percentiles.json``), not a path into the checkout."""
+    return f"{NAMESPACE}/{path.parent.name}'s {path.name}"
+
+
 def _entries(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
     stored = json.loads(path.read_text(encoding="utf-8"))
     if stored.get("format") != FORMAT:
-        raise StaleReference(f"{path}: format {stored.get('format')!r}, this dialeval reads format {FORMAT}")
+        raise StaleReference(f"{place(path)}: format {stored.get('format')!r}, this dialeval reads format {FORMAT}")
     return stored["references"]
 
 
@@ -175,13 +181,13 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None, refere
     same_options = [e for e in _entries(path)
                     if e["key"]["metric"] == metric and _without_none(e["key"]["options"]) == key["options"]]
     if not same_options:
-        raise StaleReference(f"no human reference of {metric} with options {key['options']} in {path}; "
+        raise StaleReference(f"no human reference of {metric} with options {key['options']} in {place(path)}; "
                              f"build it with `{rebuild}`")
     entry = same_options[0]
     differs = [field for field in ("weights", "defaults", "cache_format") if entry["key"].get(field) != key.get(field)]
     if differs:
         detail = "; ".join(f"{field}: stored {entry['key'].get(field)!r}, now {key[field]!r}" for field in differs)
-        raise StaleReference(f"the human reference of {metric} in {path} is stale ({detail}); "
+        raise StaleReference(f"the human reference of {metric} in {place(path)} is stale ({detail}); "
                              f"rebuild it with `{rebuild}`")
     return HumanReference(metric, entry["key"], {s: tuple(v) for s, v in entry["scores"].items()}, entry["cases"],
                           entry["signature"], entry.get("note", ""))

@@ -179,8 +179,7 @@ class SSREMScorer:
         to its context (Bak & Oh 2020's reference-free half, unscaled), its mean, per-item ``flags`` and
         the signature (``part:f``). Each item gets the value :meth:`score` gives it as ``ssrem_f``: the
         same degenerate responses are flagged and get the floor."""
-        responses = check_texts(responses, "responses", allow_empty=True)
-        contexts = check_contexts(contexts, len(responses))
+        contexts, responses = check_context_fit_inputs(contexts, responses)
         flags, _, f = self._context_fit(contexts, responses)
         per_item = apply_policy({"ssrem_f": f}, flags, SCALES)
         return {**summarize(per_item, make_signature("ssrem", **self._model_fields(), part="f", nrefs="0")),
@@ -220,8 +219,15 @@ class SSREMScorer:
 
 def check_inputs(contexts: Any, responses: Any, references: Any) -> tuple[list, list, list]:
     """Validated ``(contexts, responses, references)``; ``ValueError`` naming the bad input and item."""
+    contexts, responses = check_context_fit_inputs(contexts, responses)
+    return contexts, responses, check_reference_lists(references, len(responses), scored="responses")
+
+
+def check_context_fit_inputs(contexts: Any, responses: Any) -> tuple[list, list]:
+    """Validated ``(contexts, responses)``, what the context fit ``f`` reads; ``ValueError`` naming the
+    bad input and item."""
     responses = check_texts(responses, "responses", allow_empty=True)  # an empty generation: scored as the worst
-    return check_contexts(contexts, len(responses)), responses, check_reference_lists(references, len(responses))
+    return check_contexts(contexts, len(responses)), responses
 
 
 def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:

@@ -51,9 +51,14 @@ SPEC = MetricSpec(
     demo=(DemoChoice("ssrem (learned context fit + similarity to references)", {"scaling": DEMO_SCALING},
                      refers_to=(("ssrem_f", "response given the context"), ("ssrem_g", "response vs. references"),
                                 ("", "response given the context and references")),
-                     needs=("context", "references")),),
+                     needs=("context", "references")),
+          DemoChoice("ssrem_f (SSREM's learned context fit alone, no references)", {"reference_free": True},
+                     refers_to=(("", "response given the context"),), needs=("context",))),
     behaviour=Behaviour(
         {"ssrem_f": RELEVANCE_KINDS}, {"ssrem_f": MEANING_CONTROLS}, references=True,
+        # ssrem_f never reads the references: reference_free=True gives each item the same ssrem_f (and
+        # flags), so the one stored reference serves both (tests/test_ssrem.py)
+        neutral_options=("reference_free",),
         note=("the reference-free half ssrem_f (the learned fit to the context) is judged: the suite's only "
               "reference is the real reply itself, which the headline ssrem would reward by construction")),
 )

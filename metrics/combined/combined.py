@@ -24,13 +24,15 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-The combined metric scores a response with the dialeval metrics that apply to it (FED, holistic
-coherence, fluency and consistency, GRADE; with references also SSREM and the multi-reference
-overlap and embedding scores) and combines their headline scores with a non-negative ridge
-regression, standardised features, trained to predict the human rating's percentile within a rated
-set. It is the one dialeval metric trained on the human-judgment sets; every number reported for it
-on one of those sets comes from the model trained without that set. It costs at most the sum of its
-components (their per-item scores are cached).
+The combined metric scores a response with the dialeval metrics that apply to it and combines their
+headline scores, its features (named as in its signature): FED's overall quality (fed_overall),
+holistic coherence, fluency and consistency, GRADE (grade), SSREM's reference-free context fit
+(ssrem_f) and FULL (full); with references also SSREM's headline score (ssrem) and the
+multi-reference scores bleu2, meteor, rougeL and embedding_average. They are combined with a
+non-negative ridge regression, standardised features, trained to predict the human rating's
+percentile within a rated set. It is the one dialeval metric trained on the human-judgment sets;
+every number reported for it on one of those sets comes from the model trained without that set. It
+costs at most the sum of its components (their per-item scores are cached).
 """
 
 _KWARGS_DESCRIPTION = """
@@ -38,7 +40,7 @@ Args:
     contexts (list of list of str): the turns before each response.
     responses (list of str): the responses to score.
     references (list of list of str, optional): reference responses; with them the referenced
-        components (SSREM, multiref) join in and the model trained with them is used.
+        components (SSREM's headline ssrem, multiref) join in and the model trained with them is used.
     model (str, optional): a folder holding combined.json or "dialeval/combined-judgments" (default, bundled).
 Returns:
     combined: the mean score; combined_scores: per item, the predicted percentile of the human rating

@@ -7,6 +7,7 @@ import datasets
 import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
+from dialeval.modules.inputs import check_unicode
 from dialeval.full.scorer import DEFAULT_VARIANT
 from dialeval.full.scorer import FULLScorer
 from dialeval.full.scorer import LOOKBACK
@@ -84,6 +85,7 @@ class Full(dialeval.modules.metric_base.CheckedMetric):
             if "contexts" in kwargs or "responses" in kwargs:
                 raise ValueError("give conversations or contexts and responses, not both")
             kwargs["contexts"], kwargs["responses"] = split_conversations(conversations)
+            check_unicode("conversations", conversations)  # named as given, not as the split inputs
         return super().compute(**kwargs)
 
     def _compute(self, contexts, responses, level="turn", variant=DEFAULT_VARIANT, lookback=LOOKBACK, model=None,

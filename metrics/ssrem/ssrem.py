@@ -12,6 +12,7 @@ from dialeval.modules import kept_scorer
 from dialeval.ssrem.scorer import DEFAULT_MODEL
 from dialeval.ssrem.scorer import DEFAULT_SCALING
 from dialeval.ssrem.scorer import SSREMScorer
+from dialeval.ssrem.scorer import check_context_fit_inputs
 from dialeval.ssrem.scorer import check_inputs
 
 _CITATION = """\
@@ -32,14 +33,19 @@ same partner, elsewhere, and random ones), and g, a word-vector mover's similari
 reference, each min-max scaled to [0, 1] with the constants stored with the model. v is the frozen
 all-mpnet-base-v2 sentence embedding (v(c): the mean of the last 3 turns' vectors; the option
 dialeval/ssrem-chitchat: the paper's word average, GloVe 6B 50d, centred); the bundled weights were
-trained on the chit-chat corpus (PyPI chitchat-dataset).
+trained on the chit-chat corpus (PyPI chitchat-dataset). With reference_free=True it scores f alone
+(ssrem_f), which needs no references.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     contexts (list of list of str): the turns before each response (the last 3 are used).
     responses (list of str): the responses to score.
-    references (list of str, or list of list of str): reference response(s); g takes the best.
+    references (list of str, or list of list of str): reference response(s); g takes the best. Not
+        needed with reference_free=True (any given are not read).
+    reference_free (bool, optional): True scores the context fit ssrem_f alone, without references
+        (scaling and mover do not apply); the result holds ssrem_f, ssrem_f_scores, signature (part:f,
+        nrefs:0) and flags.
     model (str, optional): a checkpoint folder, "dialeval/ssrem-chitchat-mpnet" (default, bundled) or
         "dialeval/ssrem-chitchat" (bundled, GloVe).
     scaling (str, optional): min-max constants, "model" (default: the 1st / 99th percentiles stored
@@ -55,7 +61,9 @@ Returns:
     no_words / repetitive / echo / salad / unknown_words for a response scored as the worst (h 0, g 0, f its floor -1000).
     Range and direction: ssrem 0 to 1, higher = better; ssrem_f raw, unbounded, higher = better;
     ssrem_g raw, 0 to 1, higher = better; the raw parts are comparable only under one model.
-    dialeval.registry.describe("ssrem", name) gives each one's meaning.
+    dialeval.registry.describe("ssrem", name) gives each one's meaning. percentiles=True adds
+    ssrem_f_percentiles: ssrem_f's percentile among human replies to DailyDialog test contexts (100:
+    better than every one), with references or without.
 Examples:
     >>> ssrem = evaluate.load("dialeval/ssrem")
     >>> result = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"]],
@@ -63,6 +71,12 @@ Examples:
     ...                        references=["Yeah let's go to the theater"])
     >>> round(result["ssrem"], 3), round(result["ssrem_f"], 3), round(result["ssrem_g"], 3)
     (0.511, 0.868, 0.127)
+    >>> fit = ssrem.compute(contexts=[["What do you want to do tonight?", "Why don't we go see a movie?"],
+    ...                               ["What do you want to do tonight?", "Why don't we go see a movie?"]],
+    ...                     responses=["That sounds good! Have you seen Thor?", ""], reference_free=True,
+    ...                     percentiles=True)
+    >>> [round(f, 3) for f in fit["ssrem_f_scores"]], fit["flags"], fit["ssrem_f_percentiles"][0]
+    ([0.868, -1000.0], [[], ['empty']], 65.0)
 """
 
 _STRING = datasets.Value("string")
@@ -84,15 +98,32 @@ class Ssrem(dialeval.modules.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/2020.acl-main.568/"],
         )
 
+    def compute(self, **kwargs):
+        """As evaluate's ``compute``; with ``reference_free=True`` the references may be left out: each
+        item then stores an empty list (evaluate stores every feature), which is not read."""
+        responses = kwargs.get("responses")
+        if kwargs.get("reference_free") and kwargs.get("references") is None and isinstance(responses, (list, tuple)):
+            kwargs["references"] = [[] for _ in responses]
+        return super().compute(**kwargs)
+
     def _check_inputs(self, given):
         # Check before evaluate's features cast the inputs (an int would silently become "7").
-        if given.get("responses") is not None:
-            check_inputs(given.get("contexts"), given["responses"], given.get("references"))
+        if given.get("responses") is None:
+            return
+        if given.get("reference_free"):
+            check_context_fit_inputs(given.get("contexts"), given["responses"])
+        elif given.get("references") is None:
+            raise ValueError("compute() needs references (a list with one entry per item), or reference_free=True "
+                             "for the context fit ssrem_f alone")
+        else:
+            check_inputs(given.get("contexts"), given["responses"], given["references"])
 
     def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling=DEFAULT_SCALING, mover="sms",
-                 word_vectors=None, device=None):
-        return self._scorer(model, word_vectors, device).score(contexts, responses, references,
-                                                               scaling=scaling, mover=mover)
+                 word_vectors=None, device=None, reference_free=None):
+        scorer = self._scorer(model, word_vectors, device)
+        if reference_free:
+            return scorer.score_context_fit(contexts, responses)
+        return scorer.score(contexts, responses, references, scaling=scaling, mover=mover)
 
     def _scorer(self, *settings):
         return kept_scorer(self, settings, lambda: SSREMScorer(*settings))
