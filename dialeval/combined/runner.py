@@ -72,18 +72,23 @@ class Components:
         return union
 
 
-def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False) -> Components:
+def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False,
+                     precision: str | None = None) -> Components:
     """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, with the grid job's
-    options and :data:`~dialeval.combined.features.PINNED_OPTIONS`, through the score cache."""
+    options and :data:`~dialeval.combined.features.PINNED_OPTIONS`, through the score cache; ``precision``
+    (:mod:`dialeval.core.precision`) is given to every component whose runner takes it."""
     from dialeval.combined.features import JOBS, PINNED_OPTIONS
     from dialeval.models import ModelNotFoundError
     from dialeval.core.degenerate import floors_as_missing
     from dialeval.registry import grid_jobs, spec
     from dialeval.scoring.cache import scores_for
+    from dialeval.scoring.chunks import accepted_options
 
     found = Components()
     for job in (j for j in grid_jobs() if j.name in JOBS):
         options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
+        if precision is not None and "precision" in accepted_options(spec(job.metric).runner):
+            options["precision"] = precision
         try:
             entry = scores_for(job.metric, options, items, refresh, progress=False)
         except ModelNotFoundError as e:
@@ -106,21 +111,31 @@ def model_of(signature: str) -> str:
     return found.group(1) if found else "none"
 
 
+def precisions_named(signatures: dict[str, str]) -> str | None:
+    """The ``precision:`` fields of the components' signatures, ``+``-joined (``None``: all float32)."""
+    found = sorted({part.split(":", 1)[1] for s in signatures.values() for part in s.split("|")
+                    if part.startswith("precision:")})
+    return "+".join(found) or None
+
+
 def weights_named(signatures: dict[str, str]) -> str:
     """``job=<model>`` for every component, ``+``-joined."""
     return "+".join(f"{job}={model_of(signature)}" for job, signature in signatures.items())
 
 
-def run_combined(items: Sequence[dict], model: str | None = None, held_out: str | None = None) -> ItemScores:
+def run_combined(items: Sequence[dict], model: str | None = None, held_out: str | None = None,
+                 precision: str | None = None) -> ItemScores:
     """The combined score of each item (in [0, 1], higher = better); an item a component flagged
     (empty, repetitive, unknown words: :mod:`dialeval.core.degenerate`) gets 0 and the flags.
 
     ``held_out``: the human-judgment set the items are (``dialeval benchmark --all`` passes it): the
-    model trained *without* that set scores them, and the components run with that set's options."""
+    model trained *without* that set scores them, and the components run with that set's options.
+    ``precision``: the components' (:func:`component_scores`; each resolves ``"auto"`` by its own
+    declaration); the signature names the precisions they ran in other than float32."""
     if not items:
         raise ValueError("combined: no items to score")
     resolve_folder(model or DEFAULT_MODEL)  # a missing model fails before any component is scored
-    return combine(component_scores(items, held_out), model, held_out)
+    return combine(component_scores(items, held_out, precision=precision), model, held_out)
 
 
 def combine(found: Components, model: str | None = None, held_out: str | None = None) -> ItemScores:
@@ -148,5 +163,5 @@ def combine(found: Components, model: str | None = None, held_out: str | None = 
     signature = make_signature(
         "combined", model=weights_id(name, folder), features="+".join(linear.features),
         trained_on=len(linear.sets), held_out=held_out, missing="+".join(missing) or None,
-        components=weights_named(found.signatures))
+        components=weights_named(found.signatures), precision=precisions_named(found.signatures))
     return ItemScores(apply_policy({"combined": values}, flags, SCALES), signature, flags)

@@ -46,6 +46,7 @@ from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, import
 from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.continuation_trie import ContinuationTrie
 from dialeval.core.options import check_device, default_device
+from dialeval.core.precision import with_precision
 
 LogProb = tuple[float, int]
 
@@ -104,7 +105,8 @@ class LMScorer:
 
     ``batch_size`` sequences (or packed continuations, at most ``pack_tokens`` tokens unless one is
     longer) go through the model per call. ``max_length`` defaults to the model's window. ``dtype``
-    (e.g. ``torch.float16``/``bfloat16`` on CUDA) casts the model; log-softmax is at least float32.
+    (e.g. ``torch.float16``/``bfloat16`` on CUDA) casts the model, ``precision`` (:mod:`dialeval.core.precision`,
+    kept as :attr:`precision`) reduces it after; log-softmax and sums are at least float32.
     ``share_prefix=False`` makes :meth:`continuation_logprobs` score every ``prefix + c`` in full
     (same numbers, slower); that path is also taken automatically for models whose cache is not a
     plain ``DynamicCache`` or whose attention is neither ``eager`` nor ``sdpa`` (no 4D masks).
@@ -120,11 +122,12 @@ class LMScorer:
         dtype: torch.dtype | None = None,
         share_prefix: bool = True,
         pack_tokens: int = 2048,
+        precision: str = "float32",
     ):
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
         self.device = torch.device(device) if device is not None else next(model.parameters()).device
-        self.model = model.to(device=self.device, dtype=dtype).eval()
+        self.model, self.precision = with_precision(model.to(device=self.device, dtype=dtype).eval(), precision, self.device)
         self.tokenizer = tokenizer
         self.batch_size = batch_size
         self.max_length = max_length or model_window(model)
@@ -362,8 +365,7 @@ class LMScorer:
         would stay within :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750
         tokens)."""
         lengths = [len(s) for s in seqs]
-        head = getattr(self.model.get_output_embeddings(), "weight", None)
-        vocab = head.shape[0] if head is not None else self.model.config.vocab_size
+        vocab = getattr(self.model.get_output_embeddings(), "out_features", None) or self.model.config.vocab_size  # int8 too
         bar = tqdm(total=len(seqs), disable=not progress, desc="lm batches", unit="seq")
         for batch in reversed(length_batches(lengths, self.batch_size, default_overhead(self.device))):
             rows = max(1, LOGITS_BUDGET // (max(lengths[i] for i in batch) * vocab))

@@ -174,13 +174,16 @@ class NLIScorer:
     both texts keep their beginnings) and run in length batches of at most ``batch_size`` pairs
     (:func:`dialeval.core.batching.length_batches`: runs of the pairs sorted by token length, cut
     where padding and calls cost least); results come back in input order and do not depend on the batch size beyond
-    float rounding.
+    float rounding. ``precision``: the classifier's forward (:mod:`dialeval.core.precision`, kept as
+    ``precision``); the softmax is taken in float32.
     """
 
     def __init__(
-        self, model: str = DEFAULT_NLI, device: str | None = None, batch_size: int = 32, max_length: int = 256
+        self, model: str = DEFAULT_NLI, device: str | None = None, batch_size: int = 32, max_length: int = 256,
+        precision: str = "float32",
     ):
         from dialeval.core.options import check_device, check_number, default_device
+        from dialeval.core.precision import with_precision
         from dialeval.core.quiet import quiet_third_party
 
         quiet_third_party(models_next=True)
@@ -191,7 +194,7 @@ class NLIScorer:
         self.labels = [classifier.config.id2label[i] for i in range(classifier.config.num_labels)]
         self.contradiction = contradiction_index(classifier.config.id2label)
         self.device = torch.device(device)
-        self.model = classifier.to(self.device).eval()
+        self.model, self.precision = with_precision(classifier.to(self.device), precision, device)
         self.batch_size = batch_size
         window = getattr(classifier.config, "max_position_embeddings", max_length)
         self.max_length = min(max_length, window, self.tokenizer.model_max_length)

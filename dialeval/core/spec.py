@@ -302,6 +302,9 @@ class MetricSpec:
     commands: tuple[Command, ...] = ()
     demo: tuple[DemoChoice, ...] = ()
     trainer_default: bool = False  # scored by dialeval.integrations.compute_metrics by default
+    # the reduced precisions `precision="auto"` may choose (dialeval.core.precision): those that passed the
+    # fidelity rule against float32; the runner's AUTO_PRECISIONS. They key the score cache's "auto" entries
+    auto_precisions: tuple[str, ...] = ()
     # what the behavioural suite checks (dialeval.metaeval.behaviour): the replies the metric must catch
     behaviour: Behaviour = field(default_factory=Behaviour)
     # a paraphraser the metric brings, paraphrase(text, seed) -> a close paraphrase or None (holistic's

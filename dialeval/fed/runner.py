@@ -9,6 +9,11 @@ from typing import Sequence
 from dialeval.core.results import ItemScores, split_result
 from dialeval.models import preferred_model
 
+# The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
+# rule against float32 (per-item Spearman >= 0.999, no grid cell moved by more than 0.005;
+# benchmarks/precision.py): none measured yet, so auto is float32.
+AUTO_PRECISIONS: tuple[str, ...] = ()
+
 
 FED_LOCAL_MODEL = "gemma3-dialogue"  # built by: python training/finetune_lm.py --preset dialogue --base gemma3-270m
 
@@ -31,19 +36,25 @@ def default_dialogue_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def fed_scorer(model: str | None, batch_size: int, device: str | None):
-    """One loaded FED model per (model, batch_size, device); the variant is chosen per call."""
+def fed_scorer(model: str | None, batch_size: int, device: str | None, precision: str = "float32"):
+    """One loaded FED model per (model, batch_size, device, precision); the variant is chosen per call."""
     from dialeval.fed.scorer import FEDScorer
 
-    return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size)
+    return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size, precision=precision)
 
 
 def run_fed(
     items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
-    batch_size: int = 32, device: str | None = None, progress: bool = False,
+    batch_size: int = 32, device: str | None = None, progress: bool = False, precision: str | None = None,
 ) -> ItemScores:
     """FED of each item's conversation, ``context + [response]`` (the response rated at turn level),
-    in variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`; the signature names it)."""
-    scorer = fed_scorer(model, batch_size, device)
+    in variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`; the signature names it).
+    ``precision``: the LM's forward (:mod:`dialeval.core.precision`; ``None`` is float32, ``"auto"``
+    chooses among :data:`AUTO_PRECISIONS`; the signature names any other than float32)."""
+    from dialeval.core.options import check_device
+    from dialeval.core.precision import runner_precision
+
+    device = check_device(device)
+    scorer = fed_scorer(model, batch_size, device, runner_precision(precision, device, AUTO_PRECISIONS))
     conversations = [list(it["context"]) + [it["response"]] for it in items]
     return split_result(scorer.score(conversations, level=level, progress=progress, mode=mode))

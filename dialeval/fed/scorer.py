@@ -72,6 +72,7 @@ import torch
 from dialeval.core.lm import LogProb, conversation_text, lm_scorer
 from dialeval.core.lm_calls import grouped_in_calls
 from dialeval.core.options import check_choice, check_number
+from dialeval.core.precision import signature_precision
 from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.results import make_signature, mean, summarize
 from dialeval.core.text import check_texts
@@ -184,7 +185,8 @@ class FEDScorer:
     ``eos_token`` (default ``tokenizer.eos_token``) must be one special token of the tokenizer.
     ``qualities`` selects qualities by name (both levels mixed, e.g. ``["interesting", "coherent"]``).
     ``batch_size`` follow-ups go through the model per call; ``dtype`` (e.g. ``torch.bfloat16`` on
-    CUDA) and ``max_length`` (default: the model window) are passed to :class:`dialeval.core.lm.LMScorer`.
+    CUDA), ``max_length`` (default: the model window) and ``precision`` (:mod:`dialeval.core.precision`;
+    a precision other than float32 is named in the signature) are passed to :class:`dialeval.core.lm.LMScorer`.
     """
 
     def __init__(
@@ -197,11 +199,13 @@ class FEDScorer:
         qualities: Sequence[str] | None = None,
         dtype: torch.dtype | None = None,
         max_length: int | None = None,
+        precision: str = "float32",
     ):
         self.mode = check_choice("mode", mode, MODES)
         check_number("batch_size", batch_size, minimum=1, integer=True)
         self.qualities = self._select(qualities)
-        self.scorer, self.model_name = lm_scorer(model, device, dtype, batch_size=batch_size, max_length=max_length)
+        self.scorer, self.model_name = lm_scorer(model, device, dtype, batch_size=batch_size, max_length=max_length,
+                                                 precision=precision)
         tokenizer = self.tokenizer = self.scorer.tokenizer
         self.eos = eos_token if eos_token is not None else tokenizer.eos_token
         if not self.eos or len(self._ids(self.eos)) != 1 or self.eos not in tokenizer.all_special_tokens:
@@ -272,7 +276,8 @@ class FEDScorer:
         scales = fed_scales()
         return {
             m: {**summarize(apply_policy(per_mode[m], flags, scales),
-                            make_signature("fed", model=self.model_name, mode=m, level=level)), "flags": flags}
+                            make_signature("fed", model=self.model_name, mode=m, level=level,
+                                           precision=signature_precision(self.scorer.precision))), "flags": flags}
             for m in modes
         }
 

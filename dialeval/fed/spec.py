@@ -7,7 +7,7 @@ from dialeval.core.spec import (
     EvaluateSample, Job, MetricSpec, PaperCell, dialog_level_on, fallback_note,
 )
 from dialeval.fed import scales
-from dialeval.fed.runner import FED_LOCAL_MODEL, default_dialogue_model, run_fed
+from dialeval.fed.runner import AUTO_PRECISIONS, FED_LOCAL_MODEL, default_dialogue_model, run_fed
 
 LEVELS = ("turn", "dialog")
 STAND_IN = f"dialeval/{FED_LOCAL_MODEL}"  # the bundled adapter
@@ -41,6 +41,7 @@ SPEC = MetricSpec(
     name="fed",
     summary="18 dialogue qualities from the likelihood of follow-up utterances (Mehri & Eskenazi 2020)",
     runner=run_fed,
+    auto_precisions=AUTO_PRECISIONS,
     scales=scales.scales,
     bundled=(FED_LOCAL_MODEL,),
     default_models=lambda: {"model": default_dialogue_model()},

@@ -9,6 +9,11 @@ from typing import Sequence
 from dialeval.core.results import ItemScores, split_result
 from dialeval.models import preferred_model
 
+# The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
+# rule against float32 (per-item Spearman >= 0.999, no grid cell moved by more than 0.005;
+# benchmarks/precision.py): none measured yet, so auto is float32.
+AUTO_PRECISIONS: tuple[str, ...] = ()
+
 # The bundled offline stand-in (hub/smollm2-dialogue), its local build, and the un-tuned base.
 STAND_INS = ("dialeval/smollm2-dialogue", "smollm2-dialogue")
 
@@ -25,21 +30,29 @@ def default_full_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int):
-    """One loaded FULL model per (model, batch_size, device, lookback); the variant is chosen per call."""
+def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int, precision: str = "float32"):
+    """One loaded FULL model per (model, batch_size, device, lookback, precision); the variant is chosen per call."""
     from dialeval.full.scorer import FULLScorer
 
-    return FULLScorer(model or default_full_model(), device=device, batch_size=batch_size, lookback=lookback)
+    return FULLScorer(model or default_full_model(), device=device, batch_size=batch_size, lookback=lookback,
+                      precision=precision)
 
 
 def run_full(
     items: Sequence[dict], model: str | None = None, variant: str | None = None, level: str = "turn",
     lookback: int = 50, batch_size: int = 32, device: str | None = None, progress: bool = False,
+    precision: str | None = None,
 ) -> ItemScores:
     """FULL of each item: at turn level its ``response`` after its ``context``, at dialog level the
     conversation ``context + [response]``, in ``variant`` (default
-    :data:`dialeval.full.scorer.DEFAULT_VARIANT`; the signature names it)."""
-    scorer = full_scorer(model, batch_size, device, lookback)
+    :data:`dialeval.full.scorer.DEFAULT_VARIANT`; the signature names it). ``precision``: the LM's
+    forward (:mod:`dialeval.core.precision`; ``None`` is float32, ``"auto"`` chooses among
+    :data:`AUTO_PRECISIONS`)."""
+    from dialeval.core.options import check_device
+    from dialeval.core.precision import runner_precision
+
+    device = check_device(device)
+    scorer = full_scorer(model, batch_size, device, lookback, runner_precision(precision, device, AUTO_PRECISIONS))
     result = scorer.score([it["context"] for it in items], [it["response"] for it in items], level=level,
                           variant=variant, progress=progress)
     return split_result(result)

@@ -62,6 +62,7 @@ from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
 from dialeval.core.lm_calls import grouped_in_calls
 from dialeval.core.options import check_choice, check_number
+from dialeval.core.precision import signature_precision
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_texts
 from dialeval.full.scales import scales as full_scales
@@ -180,8 +181,9 @@ class FULLScorer:
     ``model`` is a name/path (loaded by :func:`dialeval.core.lm.load_causal_lm`, an encoder-decoder
     checkpoint as one) on ``device`` (``None``: CUDA when available, else CPU) or a loaded
     ``(model, tokenizer)`` pair. ``variant`` is what :meth:`score` uses unless told otherwise;
-    ``lookback`` the number of turns read; ``batch_size`` follow-ups per model call; ``dtype`` and
-    ``max_length`` (default: the model window) go to :class:`dialeval.core.lm.LMScorer`;
+    ``lookback`` the number of turns read; ``batch_size`` follow-ups per model call; ``dtype``,
+    ``max_length`` (default: the model window) and ``precision`` (:mod:`dialeval.core.precision`,
+    named in the signature unless float32) go to :class:`dialeval.core.lm.LMScorer`;
     ``share_prefix=False`` scores every follow-up with a full forward pass of its own (the plain loop).
     """
 
@@ -195,12 +197,14 @@ class FULLScorer:
         dtype: torch.dtype | None = None,
         max_length: int | None = None,
         share_prefix: bool = True,
+        precision: str = "float32",
     ):
         self.variant = check_choice("variant", variant, VARIANTS)
         self.lookback = int(check_number("lookback", lookback, minimum=1, integer=True))
         check_number("batch_size", batch_size, minimum=1, integer=True)
         self.scorer, self.model_name = lm_scorer(model, device, dtype, encoder_decoder=True, batch_size=batch_size,
-                                                 max_length=max_length, share_prefix=share_prefix)
+                                                 max_length=max_length, share_prefix=share_prefix,
+                                                 precision=precision)
         tokenizer = self.tokenizer = self.scorer.tokenizer
         self.seq2seq = is_encoder_decoder(self.scorer.model)
         self.eos = tokenizer.eos_token
@@ -296,7 +300,8 @@ class FULLScorer:
         """``metric:full|model:<id@hash>|variant:...|followups:<n>|rule:...|text:...|lookback:...|level:...``."""
         spec = VARIANTS[variant]
         return make_signature("full", model=self.model_name, variant=variant, followups=len(spec.followups),
-                              rule=spec.rule, text=spec.text, lookback=self.lookback, level=level)
+                              rule=spec.rule, text=spec.text, lookback=self.lookback, level=level,
+                              precision=signature_precision(self.scorer.precision))
 
 
 def _warn_cut(tokens: int, room: int) -> None:

@@ -7,7 +7,7 @@ from dialeval.core.spec import (
     Job, MetricSpec, dialog_level_on, fallback_note,
 )
 from dialeval.full import scales
-from dialeval.full.runner import STAND_INS, default_full_model, run_full
+from dialeval.full.runner import AUTO_PRECISIONS, STAND_INS, default_full_model, run_full
 
 LEVELS = ("turn", "dialog")
 PAPER_MODEL = "facebook/blenderbot-400M-distill"
@@ -26,6 +26,7 @@ SPEC = MetricSpec(
     name="full",
     summary="dialogue quality from the likelihood of negative follow-ups (De Bruyn et al. 2022)",
     runner=run_full,
+    auto_precisions=AUTO_PRECISIONS,
     scales=scales.scales,
     bundled=("smollm2-dialogue",),
     default_models=lambda: {"model": default_full_model()},

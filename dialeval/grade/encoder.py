@@ -59,8 +59,10 @@ class PairEncoder:
 
     def __init__(self, name: str = MINILM_PACKAGE, max_length: int = 128, device: str | None = None,
                  batch_size: int = 32, adapter: str | Path | None = None, lora: object | None = None,
-                 train: bool = False) -> None:
+                 train: bool = False, precision: str = "float32") -> None:
         from transformers import AutoModel, AutoTokenizer
+
+        from dialeval.core.precision import with_precision
 
         from dialeval.core.quiet import quiet_third_party
 
@@ -85,11 +87,14 @@ class PairEncoder:
             from peft import get_peft_model
 
             self.model = get_peft_model(self.model, lora)
-        self.model = self.model.to(self.device).train(train)
+        if train and precision != "float32":
+            raise ValueError(f"a trainable encoder runs in float32, not {precision}")
+        self.model, self.precision = with_precision(self.model.to(self.device), precision, self.device)
+        self.model.train(train)
         self.dim = int(self.model.config.hidden_size)
 
     def word_embeddings(self) -> np.ndarray:
-        return self.model.get_input_embeddings().weight.detach().cpu().numpy()
+        return self.model.get_input_embeddings().weight.detach().float().cpu().numpy()
 
     def pooled(self, first: Sequence[str], second: Sequence[str] | None = None, normalize: bool = False) -> torch.Tensor:
         """``(n, dim)`` mean-pooled last hidden states of one batch (differentiable)."""
@@ -100,7 +105,7 @@ class PairEncoder:
     def _mean_pooled(self, batch: Mapping[str, torch.Tensor], normalize: bool) -> torch.Tensor:
         """Mean of the last hidden states over each row's real tokens (``attention_mask``)."""
         batch = {k: v.to(self.device) for k, v in batch.items()}
-        hidden = self.model(**batch).last_hidden_state
+        hidden = self.model(**batch).last_hidden_state.float()  # pooled in float32 whatever the precision
         m = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
         pooled = (hidden * m).sum(1) / m.sum(1).clamp(min=1)
         return torch.nn.functional.normalize(pooled, dim=-1) if normalize else pooled
@@ -161,6 +166,7 @@ def dual_features(context: torch.Tensor, response: torch.Tensor) -> torch.Tensor
 
 @functools.lru_cache(maxsize=4)
 def load_encoder(name: str, max_length: int, device: str | None, batch_size: int = 32,
-                 adapter: str | None = None) -> PairEncoder:
-    """A cached inference :class:`PairEncoder` (``adapter``: a LoRA folder, merged)."""
-    return PairEncoder(name, max_length, device, batch_size, adapter=adapter)
+                 adapter: str | None = None, precision: str = "float32") -> PairEncoder:
+    """A cached inference :class:`PairEncoder` (``adapter``: a LoRA folder, merged) in ``precision``
+    (:mod:`dialeval.core.precision`)."""
+    return PairEncoder(name, max_length, device, batch_size, adapter=adapter, precision=precision)

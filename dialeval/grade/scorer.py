@@ -28,6 +28,7 @@ from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, SentenceVectors, encoder_vectors, glove_vectors, numberbatch_vectors
 from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
 from dialeval.core.resources import load_word_vectors
+from dialeval.core.precision import resolve_precision, signature_precision
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_same_length, check_texts
 from dialeval.grade.scales import SCALES
@@ -90,8 +91,9 @@ class GradeScorer:
     """Loads a GRADE checkpoint once; scores batches of pairs."""
 
     def __init__(self, model: str | os.PathLike = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32,
-                 knowledge_graph: str | None = None) -> None:
+                 knowledge_graph: str | None = None, precision: str = "float32") -> None:
         self.name, self.folder = resolve_checkpoint(model)
+        self.precision = resolve_precision(precision, device or "cpu")  # the encoder's; the small head stays float32
         self.config = GradeConfig.load(self.folder)
         self.device, self.batch_size = device or "cpu", batch_size
         graph_path = knowledge_graph or str(self.folder / self.config.graph_file)
@@ -109,7 +111,8 @@ class GradeScorer:
         """The encoder of the graph / no-graph head: the base with that head's LoRA adapter, if any
         (loaded on first use, then kept by :func:`load_encoder`)."""
         adapter = str(self.folder / encoder_adapter_dir(graph)) if self.config.encoder_lora else None
-        return load_encoder(self.config.encoder, self.config.max_length, self.device, self.batch_size, adapter)
+        return load_encoder(self.config.encoder, self.config.max_length, self.device, self.batch_size, adapter,
+                            self.precision)
 
     def head(self, graph: bool) -> GradeHead:
         if graph not in self._heads:
@@ -137,7 +140,8 @@ class GradeScorer:
                               pair=self.config.pair_encoding, lora=self.config.encoder_lora, graph=graph,
                               nodes=self.config.node_vectors, kg=Path(self.config.graph_file).stem,
                               hops=len(self.config.neighbours), skip=self.config.similarity_skip,
-                              departures="+".join(self.config.departures()) or "none")
+                              departures="+".join(self.config.departures()) or "none",
+                              precision=signature_precision(self.precision))
 
     def score(self, contexts: Any, responses: Any, graph: bool = True) -> dict[str, Any]:
         """``grade`` per pair (in [0, 1]) and its mean, the signature and per-item ``flags``: an empty
@@ -162,5 +166,6 @@ class GradeScorer:
 
 
 @functools.lru_cache(maxsize=2)
-def grade_scorer(model: str = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32) -> GradeScorer:
-    return GradeScorer(model, device, batch_size)
+def grade_scorer(model: str = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32,
+                 precision: str = "float32") -> GradeScorer:
+    return GradeScorer(model, device, batch_size, precision=precision)

@@ -7,7 +7,7 @@ from dialeval.core.spec import (
     Job, MetricSpec, PaperCell,
 )
 from dialeval.grade import scales
-from dialeval.grade.runner import run_grade
+from dialeval.grade.runner import AUTO_PRECISIONS, run_grade
 
 # human-judgment set -> (folder under $DIALEVAL_DATA/grade/, the set's name in Table 1)
 SETS = {"grade-convai2": ("convai2", "ConvAI2"), "grade-dailydialog": ("dailydialog", "DailyDialog"),
@@ -45,6 +45,7 @@ SPEC = MetricSpec(
     name="grade",
     summary="graph-enhanced coherence of a response to its context (Huang et al. 2020)",
     runner=run_grade,
+    auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},

@@ -12,6 +12,11 @@ from dialeval.core.results import Flags, ItemScores
 from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
 from dialeval.models import preferred_model
 
+# The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
+# rule against float32 (per-item Spearman >= 0.999, no grid cell moved by more than 0.005;
+# benchmarks/precision.py): none measured yet, so auto is float32.
+AUTO_PRECISIONS: tuple[str, ...] = ()
+
 
 NLI_LOCAL_MODELS = ("dialeval/minilm-nli", "minilm-nli")  # bundled hub/minilm-nli; built by training/nli.py
 
@@ -37,17 +42,17 @@ def default_nli_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def likelihood_scorer(model: str | None, batch_size: int, device: str | None):
+def likelihood_scorer(model: str | None, batch_size: int, device: str | None, precision: str = "float32"):
     from dialeval.holistic.scorer import LikelihoodScorer
 
-    return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size)
+    return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size, precision=precision)
 
 
 @functools.lru_cache(maxsize=2)
-def consistency_scorer(nli: str | None, batch_size: int, device: str | None):
+def consistency_scorer(nli: str | None, batch_size: int, device: str | None, precision: str = "float32"):
     from dialeval.holistic.scorer import ConsistencyScorer
 
-    return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size)
+    return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size, precision=precision)
 
 
 def diversity_key(item: dict) -> tuple[str, Any]:
@@ -78,7 +83,8 @@ def _diversity_by_group(items: Sequence[dict], population: Sequence[dict]) -> di
 
 
 @functools.lru_cache(maxsize=4)
-def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect: str, reduction: str | None,
+def _input_cutoff(model: str | None, batch_size: int, device: str | None, precision: str, aspect: str,
+                  reduction: str | None,
                   pmi_weight: float | None, queries: tuple[tuple[str, ...], ...],
                   responses: tuple[str, ...]) -> float | tuple[float, float]:
     """The 5th percentile of the raw ``aspect`` scores of a whole input (computed once per input),
@@ -90,7 +96,7 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
     kept = [i for i, flags in enumerate(likelihood_flags(aspect, responses, queries)) if not flags]
     if not kept:  # every response flagged: every score is the worst, there is no percentile to take
         return math.nan
-    scorer = likelihood_scorer(model, batch_size, device)
+    scorer = likelihood_scorer(model, batch_size, device, precision)
     queries, responses = [queries[i] for i in kept], [responses[i] for i in kept]
     weight = check_pmi_weight(aspect, pmi_weight)
     if weight is None:
@@ -102,14 +108,14 @@ def _input_cutoff(model: str | None, batch_size: int, device: str | None, aspect
 
 def _likelihood(aspect: str, items: Sequence[dict], population: Sequence[dict] | None, model: str | None,
                 cutoff: Any, reduction: str | None, pmi_weight: float | None, batch_size: int,
-                device: str | None, alone: dict) -> dict[str, Any]:
-    scorer = likelihood_scorer(model, batch_size, device)
+                device: str | None, precision: str, alone: dict) -> dict[str, Any]:
+    scorer = likelihood_scorer(model, batch_size, device, precision)
     queries = [it["context"] for it in items]
     responses = [it["response"] for it in items]
     label, pmi_weight = None, (pmi_weight if aspect == "coherence" else None)  # fluency has no PMI
     if cutoff == "set" and population is not None:  # the whole input's percentile, never a chunk's
         whole = (tuple(tuple(it["context"]) for it in population), tuple(it["response"] for it in population))
-        found = _input_cutoff(model, batch_size, device, aspect, reduction, pmi_weight, *whole)
+        found = _input_cutoff(model, batch_size, device, precision, aspect, reduction, pmi_weight, *whole)
         if not (isinstance(found, float) and math.isnan(found)):  # else nothing real: the scorer's all-flagged case
             cutoff, label = found, ("q25-q75-of-input" if isinstance(found, tuple) else "p5-of-input")
     return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, cutoff_label=label,
@@ -120,7 +126,7 @@ def run_holistic(
     items: Sequence[dict], aspects: Sequence[str] | str | None = None, model: str | None = None,
     nli: str | None = None, cutoff: float | str = "model", reduction: str | None = None,
     batch_size: int = 16, device: str | None = None, population: Sequence[dict] | None = None,
-    pmi_weight: float | None = None,
+    pmi_weight: float | None = None, precision: str | None = None,
 ) -> ItemScores:
     """Holistic aspects of each item: coherence of ``response`` to ``context`` and fluency of
     ``response`` (normalised with the model's stored cutoffs by default; ``cutoff="set"`` takes the
@@ -130,7 +136,9 @@ def run_holistic(
     item alone in its group. ``dialeval score`` passes its chunks as ``items`` and the whole file as
     ``population``, so no score depends on the chunking. An item's flags are the union of those its
     aspects set (:mod:`dialeval.core.degenerate`). Coherence is weighted PMI with ``pmi_weight``
-    (default 0.85; ``0``: Pang et al.'s coherence; :mod:`dialeval.holistic.scorer`).
+    (default 0.85; ``0``: Pang et al.'s coherence; :mod:`dialeval.holistic.scorer`). ``precision``: the
+    LM's and the NLI model's forward (:mod:`dialeval.core.precision`; ``None`` is float32, ``"auto"``
+    chooses among :data:`AUTO_PRECISIONS`).
 
     ``aspects=None`` means every aspect whose model is available: a missing model skips its aspects
     with a warning (as ``dialeval examples`` does); aspects named explicitly fail instead.
@@ -139,11 +147,13 @@ def run_holistic(
     from dialeval.holistic.scorer import ASPECTS
     from dialeval.models import ModelNotFoundError
     from dialeval.core.options import check_choice, check_device, check_names, check_number
+    from dialeval.core.precision import runner_precision
 
     explicit = aspects is not None
     aspects = check_names("aspects", aspects, ASPECTS) if explicit else ASPECTS
     check_number("batch_size", batch_size, minimum=1, integer=True)
     device = check_device(device)
+    precision = runner_precision(precision, device, AUTO_PRECISIONS)
     if reduction is not None:
         check_choice("reduction", reduction, REDUCTIONS)
     check_pmi_weight("coherence", pmi_weight)
@@ -158,9 +168,9 @@ def run_holistic(
         try:
             if aspect in ("coherence", "fluency"):
                 result = _likelihood(aspect, items, population, model, cutoff, reduction, pmi_weight, batch_size,
-                                     device, alone)
+                                     device, precision, alone)
             elif aspect == "consistency":
-                scorer = consistency_scorer(nli, batch_size, device)
+                scorer = consistency_scorer(nli, batch_size, device, precision)
                 result = scorer.score([it["context"] for it in items], [it["response"] for it in items])
             else:
                 result = _diversity_by_group(items, population if population is not None else items)

@@ -77,6 +77,7 @@ from dialeval.core.lm import LMScorer, causal_lm_and_name
 from dialeval.core.nli import DEFAULT_NLI, NLIScorer
 from dialeval.core.degenerate import apply_policy, reply_flags, response_flags, scored_indices
 from dialeval.core.results import make_signature, summarize
+from dialeval.core.precision import signature_precision
 from dialeval.core.text import TOKENIZER_NAME, check_same_length, check_texts, tokenize
 from dialeval.models.hub import tensor_hash
 from dialeval.holistic.defaults import DEFAULT_LM
@@ -121,14 +122,16 @@ class LikelihoodScorer:
     """Coherence and fluency from one causal LM (shared by both aspects, loaded once).
 
     ``model`` is a name/path for :func:`dialeval.core.lm.load_causal_lm` or a ``(model, tokenizer)`` pair;
-    ``device=None`` is CUDA when torch sees a GPU, else the CPU.
+    ``device=None`` is CUDA when torch sees a GPU, else the CPU; ``precision``: the LM's forward
+    (:mod:`dialeval.core.precision`, named in the signature unless float32).
     ``cutoff`` (of :meth:`score`): ``"model"`` (stored with the model, the default), ``"set"`` (5th
     percentile of the scored set, the paper) or a number; for weighted PMI coherence (the default
     coherence) ``"model"`` (the stored calibration's quartiles), ``"set"`` or a pair ``(q25, q75)``.
     """
 
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
-                 batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
+                 batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None,
+                 precision: str = "float32"):
         from dialeval.core.options import check_device, check_number, default_device
         from dialeval.core.quiet import quiet_third_party
 
@@ -146,7 +149,8 @@ class LikelihoodScorer:
         if start is None:
             raise ValueError("the tokenizer has neither a BOS nor an EOS token to start the text with")
         self.start = [start]
-        self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length, dtype=dtype)
+        self.scorer = LMScorer(lm, tokenizer, batch_size=batch_size, device=device, max_length=max_length, dtype=dtype,
+                               precision=precision)
 
     def _ids(self, text: str) -> list[int]:
         return self.tokenizer.encode(text, add_special_tokens=False)
@@ -290,7 +294,7 @@ class LikelihoodScorer:
         else:  # every response flagged: no percentile, every score is the worst anyway
             value, how, normalised = math.nan, f"p{PERCENTILE:g}-of-set", raw
         signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
-                                   cutoff=cutoff_label or how)
+                                   cutoff=cutoff_label or how, precision=signature_precision(self.scorer.precision))
         per_item = apply_policy({aspect: normalised, f"{aspect}_raw": raw}, flags, SCALES)
         result = summarize(per_item, signature)
         result[f"{aspect}_cutoff"] = value
@@ -317,7 +321,8 @@ class LikelihoodScorer:
             anchors, how = ((math.nan, math.nan), "q25-q75-of-set") if not scored else \
                 self.resolve_anchors([pmi[i] for i in scored], cutoff, weight, reduction)
         signature = make_signature("holistic", aspect="coherence", model=self.model_name, reduction=reduction,
-                                   pmi=f"{weight:g}", cutoff=cutoff_label or how)
+                                   pmi=f"{weight:g}", cutoff=cutoff_label or how,
+                                   precision=signature_precision(self.scorer.precision))
         normalised = logistic(pmi, anchors) if scored else pmi
         per_item = apply_policy({"coherence": normalised, "coherence_raw": raw, "coherence_pmi": pmi}, flags, SCALES)
         return {**summarize(per_item, signature), "coherence_anchors": list(anchors), "flags": flags}
@@ -425,9 +430,10 @@ class ConsistencyScorer:
     """Logical self-consistency with an NLI classifier (:class:`dialeval.core.nli.NLIScorer`, or any object
     with ``contradiction_probs(premises, hypotheses)`` and ``model_name``)."""
 
-    def __init__(self, nli: Any = DEFAULT_NLI, device: str | None = None, batch_size: int = 32):
+    def __init__(self, nli: Any = DEFAULT_NLI, device: str | None = None, batch_size: int = 32,
+                 precision: str = "float32"):
         if isinstance(nli, str):
-            nli = NLIScorer(nli, device=device, batch_size=batch_size)
+            nli = NLIScorer(nli, device=device, batch_size=batch_size, precision=precision)
         self.nli = nli
 
     def score(self, histories: Sequence[Sequence[str]], responses: Sequence[str],
@@ -461,5 +467,6 @@ class ConsistencyScorer:
             "consistency_pairs": [float(len(p)) for p in per_response],
         }
         result = summarize(apply_policy(per_item, flags, SCALES),
-                           make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")))
+                           make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom"),
+                                          precision=signature_precision(getattr(self.nli, "precision", "float32"))))
         return {**result, "flags": flags}

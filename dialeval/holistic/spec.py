@@ -11,7 +11,7 @@ from dialeval.core.spec import (
 from dialeval.holistic import augment, scales
 from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
 from dialeval.holistic.normalisation import DEFAULT_PMI_WEIGHT
-from dialeval.holistic.runner import default_holistic_model, default_nli_model, run_holistic
+from dialeval.holistic.runner import AUTO_PRECISIONS, default_holistic_model, default_nli_model, run_holistic
 
 ASPECTS = ("coherence", "fluency", "consistency")
 LM, NLI = DEFAULT_LM, "dialeval/minilm-nli"  # LM: the bundled Gemma-3-270M DailyDialog adapter
@@ -145,6 +145,7 @@ SPEC = MetricSpec(
     name="holistic",
     summary="LM coherence and fluency, n-gram-entropy diversity, NLI self-consistency (Pang et al. 2020)",
     runner=run_holistic,
+    auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=(LOCAL_LM_NAME, "smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
     default_models=lambda: {"model": default_holistic_model(), "nli": default_nli_model()},

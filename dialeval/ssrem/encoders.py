@@ -24,6 +24,8 @@ class WordAverageEncoder:
     """``v(text)``: the mean word vector of the text's in-vocabulary tokens, minus ``center`` when
     one is given (0 when there is no such token, centred or not)."""
 
+    precision = "float32"  # no model: the word vectors as stored
+
     def __init__(self, vectors: WordVectors, name: str, center: Sequence[float] | None = None):
         self.vectors, self.dim = vectors, vectors.dim
         self.center = None if center is None else np.asarray(center, dtype=np.float32)
@@ -43,18 +45,22 @@ class WordAverageEncoder:
 class SentenceEncoder:
     """``v(text)``: a frozen sentence-transformers encoder's embedding (mean over tokens,
     L2-normalised): ``name`` one of :data:`SENTENCE_ENCODERS` (MiniLM-L6 by default), loaded from
-    ``folder`` or from its offline PyPI copy."""
+    ``folder`` or from its offline PyPI copy, run in ``precision`` (:mod:`dialeval.core.precision`;
+    pooled in float32)."""
 
     def __init__(self, name: str = MINILM, folder: str | os.PathLike | None = None, device: str | None = None,
-                 batch_size: int = 64, max_length: int = 128):
+                 batch_size: int = 64, max_length: int = 128, precision: str = "float32"):
         from transformers import AutoModel, AutoTokenizer
+
+        from dialeval.core.precision import with_precision
 
         if name not in SENTENCE_ENCODERS:
             raise ValueError(f"unknown sentence encoder {name!r}; known: {sorted(SENTENCE_ENCODERS)}")
         folder = Path(folder) if folder else SENTENCE_ENCODERS[name]()
         self.device = device or "cpu"
         self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        self.model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device).eval()
+        model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device)
+        self.model, self.precision = with_precision(model, precision, self.device)
         self.name, self.dim = name, int(self.model.config.hidden_size)
         self.batch_size, self.max_length = batch_size, max_length
 
@@ -70,18 +76,20 @@ class SentenceEncoder:
             batch = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
                                    max_length=self.max_length, return_tensors="pt").to(self.device)
             with torch.no_grad():
-                hidden = self.model(**batch).last_hidden_state
+                hidden = self.model(**batch).last_hidden_state.float()  # pooled in float32 whatever the precision
             mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
             pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
             out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
         return out
 
 
-def make_encoder(name: str | None, device: str | None = None, center: Sequence[float] | None = None):
-    """``"minilm-l6"`` or ``"mpnet-base"`` -> :class:`SentenceEncoder`; ``None`` / ``"glove-6b-50d"`` / a
-    word-vector file -> :class:`WordAverageEncoder` (centred on ``center`` when given)."""
+def make_encoder(name: str | None, device: str | None = None, center: Sequence[float] | None = None,
+                 precision: str = "float32"):
+    """``"minilm-l6"`` or ``"mpnet-base"`` -> :class:`SentenceEncoder` (in ``precision``); ``None`` /
+    ``"glove-6b-50d"`` / a word-vector file -> :class:`WordAverageEncoder` (centred on ``center`` when
+    given; float32 word vectors, whatever ``precision`` says)."""
     if name in SENTENCE_ENCODERS:
-        return SentenceEncoder(name, device=device)
+        return SentenceEncoder(name, device=device, precision=precision)
     return WordAverageEncoder(load_word_vectors(name), name or GLOVE_NAME, center)
 
 

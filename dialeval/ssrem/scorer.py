@@ -49,6 +49,7 @@ import os
 from typing import Any, Sequence
 
 from dialeval.core.options import check_choice, check_device
+from dialeval.core.precision import signature_precision
 from dialeval.core.resources import GLOVE_NAME, load_word_vectors
 from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
 from dialeval.core.results import make_signature, summarize
@@ -100,17 +101,19 @@ class SSREMScorer:
         model: a checkpoint folder or ``dialeval/<name>`` (default the bundled ``ssrem-chitchat``).
         word_vectors: vectors for ``g`` (default GloVe 6B 50d; a GloVe / word2vec text file works).
         device: for the MiniLM encoder only.
+        precision: the sentence encoder's forward (:mod:`dialeval.core.precision`; a word-vector encoder
+            stays float32); named in the signature unless float32.
     """
 
     def __init__(self, model: str | os.PathLike = DEFAULT_MODEL, word_vectors: str | None = None,
-                 device: str | None = None):
+                 device: str | None = None, precision: str = "float32"):
         from dialeval.models.hub import weights_id
 
         self.folder = resolve_folder(model)
         self.config = json.loads((self.folder / CONFIG_FILE).read_text())
         self.model_name = weights_id(str(model) if str(model).startswith("dialeval/") else self.folder.name,
                                      self.folder)
-        self.encoder = make_encoder(self.config["encoder"], check_device(device), self.config.get("center"))
+        self.encoder = make_encoder(self.config["encoder"], check_device(device), self.config.get("center"), precision)
         self.module = load_module(self.folder)
         if self.module.M.shape[0] != self.encoder.dim:
             raise ValueError(f"{self.folder}: M is {tuple(self.module.M.shape)} but the encoder "
@@ -207,7 +210,8 @@ class SSREMScorer:
 
     def _model_fields(self) -> dict[str, str]:
         """The signature fields of the weights and encoder, shared by :meth:`score` and :meth:`score_context_fit`."""
-        return {"model": self.model_name, "enc": self.encoder.name, "ctx": self.context_label()}
+        return {"model": self.model_name, "enc": self.encoder.name, "ctx": self.context_label(),
+                "precision": signature_precision(self.encoder.precision)}
 
     def signature(self, references: Sequence[Sequence[str]], scaling: str, mover: str) -> str:
         counts = {len(r) for r in references}
@@ -244,5 +248,5 @@ def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
 
 
 @functools.lru_cache(maxsize=2)
-def cached_scorer(model: str, word_vectors: str | None, device: str | None) -> SSREMScorer:
-    return SSREMScorer(model, word_vectors, device)
+def cached_scorer(model: str, word_vectors: str | None, device: str | None, precision: str = "float32") -> SSREMScorer:
+    return SSREMScorer(model, word_vectors, device, precision)

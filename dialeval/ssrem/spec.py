@@ -7,7 +7,7 @@ from dialeval.core.spec import (
     Job, MetricSpec,
 )
 from dialeval.ssrem import scales
-from dialeval.ssrem.runner import run_ssrem
+from dialeval.ssrem.runner import AUTO_PRECISIONS, run_ssrem
 
 # The rated sets of the Table 4 layout (single-reference multiref-mturk, GRADE's three sets)
 TABLE4_SETS = ("multiref-mturk", "grade-convai2", "grade-dailydialog", "grade-empatheticdialogues")
@@ -29,6 +29,7 @@ SPEC = MetricSpec(
     name="ssrem",
     summary="speaker-sensitive context/reference similarity (Bak & Oh 2020)",
     runner=run_ssrem,
+    auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},

@@ -1,0 +1,124 @@
+"""The arithmetic precision a model-based metric runs its forward passes in (``precision=``).
+
+* ``"float32"``: the weights and activations as trained (the default, and what tests pin);
+* ``"bfloat16"``: the weights cast to bfloat16 (8 bits of mantissa: each product and sum rounds to a
+  relative ``2**-8``); activations follow the weights;
+* ``"int8"``: dynamic int8 quantisation of every ``nn.Linear`` on the CPU
+  (``torch.ao.quantization.quantize_dynamic(model, {nn.Linear}, dtype=torch.qint8)``: int8 weights
+  with one scale per tensor, activations quantised per batch); other layers stay float32. GPT-2's
+  ``Conv1D`` layers are not ``nn.Linear`` and stay float32 (its LM head is quantised);
+* ``"auto"``: the fastest precision that the hardware runs natively (:func:`native_precisions`)
+  among those the metric declares as passing the fidelity rule (``AUTO_PRECISIONS`` in its runner,
+  ``MetricSpec.auto_precisions``: per-item Spearman >= 0.999 against float32 and no grid cell moved
+  by more than 0.005, ``benchmarks/precision.py``); float32 when none is both.
+
+Whatever the precision, log-probabilities and probabilities are taken in float32 from the forward's
+logits and summed in float32 (:mod:`dialeval.core.lm`, :mod:`dialeval.core.nli`), and a result's
+signature names a precision other than float32 (``precision:bfloat16``), as does the score cache's key.
+
+Natively: on a CPU bfloat16 only with ``avx512_bf16`` or AMX (``amx_bf16``; elsewhere oneDNN emulates
+it, slower than float32), int8 with VNNI (``avx512_vnni``, ``avx_vnni`` or ``amx_int8``); on CUDA
+bfloat16 (dynamic int8 is a CPU path). The CPU's flags are read from ``/proc/cpuinfo``
+(:func:`cpu_flags`; none elsewhere, so ``auto`` keeps float32 there).
+"""
+
+from __future__ import annotations
+
+import functools
+import warnings
+from pathlib import Path
+from typing import Any
+
+PRECISIONS = ("float32", "bfloat16", "int8")
+AUTO = "auto"
+DEFAULT = "float32"
+# the CPU flags with which a precision runs natively (any one suffices)
+NATIVE_CPU_FLAGS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "int8": ("avx512_vnni", "avx_vnni", "amx_int8")}
+# fastest first, per device type (measured on an EPYC with avx512_bf16 and VNNI: int8 4.0x, bfloat16
+# 2.9x float32's tokens/s, issue 55); dynamic int8 has no CUDA kernels
+SPEED_ORDER = {"cpu": ("int8", "bfloat16", "float32"), "cuda": ("bfloat16", "float32")}
+
+
+def check_precision(precision: Any) -> str:
+    """``precision`` if it is one of :data:`PRECISIONS` or ``"auto"``; ``None`` is float32."""
+    if precision is None:
+        return DEFAULT
+    if precision not in (*PRECISIONS, AUTO):
+        raise ValueError(f"precision must be one of {[*PRECISIONS, AUTO]}, got {precision!r}")
+    return precision
+
+
+@functools.lru_cache(maxsize=1)
+def cpu_flags() -> frozenset[str]:
+    """The flags of the first CPU in ``/proc/cpuinfo``; empty where there is none (not Linux)."""
+    path = Path("/proc/cpuinfo")
+    if not path.is_file():
+        return frozenset()
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
+        if line.startswith("flags"):
+            return frozenset(line.split(":", 1)[1].split())
+    return frozenset()
+
+
+def native_precisions(device: str) -> tuple[str, ...]:
+    """The precisions ``device`` runs natively, fastest first (module docstring)."""
+    kind = str(device).split(":", 1)[0]
+    if kind == "cuda":
+        return SPEED_ORDER["cuda"]
+    if kind != "cpu":
+        return (DEFAULT,)
+    flags = cpu_flags()
+    return tuple(p for p in SPEED_ORDER["cpu"]
+                 if p == DEFAULT or any(f in flags for f in NATIVE_CPU_FLAGS[p]))
+
+
+def resolve_precision(precision: Any, device: str, passing: tuple[str, ...] = ()) -> str:
+    """The precision to run on ``device``: ``precision`` itself, or for ``"auto"`` the fastest native
+    one among ``passing`` (the metric's declared precisions) and float32. ``int8`` off the CPU is a
+    ``ValueError``."""
+    precision = check_precision(precision)
+    kind = str(device).split(":", 1)[0]
+    if precision == AUTO:
+        return next(p for p in native_precisions(device) if p == DEFAULT or p in passing)
+    if precision == "int8" and kind != "cpu":
+        raise ValueError(f"precision 'int8' (dynamic int8 quantisation) runs on the CPU only, not on device {device!r}")
+    return precision
+
+
+def runner_precision(precision: Any, device: str | None, passing: tuple[str, ...]) -> str:
+    """:func:`resolve_precision` for a runner's options: ``device=None`` is the default device
+    (CUDA when torch sees a GPU, else the CPU); ``passing`` is the metric's ``AUTO_PRECISIONS``."""
+    from dialeval.core.options import default_device
+
+    return resolve_precision(precision, device or default_device(), passing)
+
+
+def apply_precision(model: Any, precision: str) -> Any:
+    """``model`` in ``precision`` (a concrete one, :func:`resolve_precision`): float32 as it is,
+    bfloat16 cast, int8 with its ``nn.Linear`` layers dynamically quantised (a new module)."""
+    import torch
+
+    if precision == DEFAULT:
+        return model
+    if precision == "bfloat16":
+        return model.to(torch.bfloat16)
+    if precision != "int8":
+        raise ValueError(f"precision must be one of {list(PRECISIONS)} here, got {precision!r}")
+    with warnings.catch_warnings():  # torch 2.10+ announces the move of eager quantisation to torchao
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.filterwarnings("ignore", message=".*(quantiz|torchao).*")
+        quantized = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+    return quantized
+
+
+def with_precision(model: Any, precision: Any, device: Any) -> tuple[Any, str]:
+    """``(model in the precision, that precision)``: :func:`resolve_precision` on ``device`` (``"auto"``
+    with no declared precision is float32), then :func:`apply_precision`."""
+    used = resolve_precision(precision, str(device))
+    return apply_precision(model, used).eval(), used
+
+
+def signature_precision(precision: str) -> str | None:
+    """What a signature writes for ``precision``: ``None`` (left out) for float32, so every float32
+    signature reads as before."""
+    return None if precision == DEFAULT else precision
