@@ -2,7 +2,8 @@
 
 An entry is one JSON file ``<cache>/scores/<key>.json`` holding ``{"per_item": ..., "signature": ...,
 "flags": ...}`` (``flags``: per item, the flags the scorer set, :mod:`dialeval.core.degenerate`).
-The key is the SHA-256 of everything that decides the scores: the metric, its options, the dialeval
+The key is the SHA-256 of everything that decides the scores: the metric, its options (``precision`` as
+it will run, :func:`dialeval.scoring.runners.precision_keyed`), the dialeval
 version, the models its runner loads for the options not given, as they resolve now
 (:func:`dialeval.registry.resolved_defaults`: e.g. FED's DialoGPT vs. its bundled stand-in), the
 fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs (:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
@@ -70,7 +71,9 @@ def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> st
     from dialeval import __version__
     from dialeval.registry import resolved_defaults
 
-    key = {"metric": metric, "options": options, "version": __version__,
+    from dialeval.scoring.runners import precision_keyed
+
+    key = {"metric": metric, "options": precision_keyed(metric, options), "version": __version__,
            "weights": weights_fingerprint(metric), "items": items_hash(items)}
     defaults = resolved_defaults(metric)
     if defaults:  # (absent for metrics with fixed defaults: their keys stay as before)
