@@ -25,3 +25,25 @@ RELATIVE, ABSOLUTE = 1e-4, 2e-5
 def approx(expected):
     """``expected`` (a number or a list of numbers, NaN equal to NaN) up to float32 noise across processes."""
     return pytest.approx(expected, rel=RELATIVE, abs=ABSOLUTE, nan_ok=True)
+
+
+# Reduced precision (dialeval.core.precision, issue 55) against float32, same inputs, same process.
+# bfloat16 keeps 8 significant bits: one rounding moves a value by at most 2**-8 of itself (half an
+# ulp is 2**-8 relative at worst). Dynamic int8 rounds a tensor to the 255 steps of its (symmetric
+# weights, min-max activations) range: at most half a step, 2**-8 of the tensor's largest magnitude
+# (1/(2 * 127.5) for weights, range/510 <= 2 * max/510 for activations). To first order the
+# relative errors of the roundings a value passes through add up: a transformer block rounds about
+# ROUNDINGS_PER_BLOCK times on the way to the next (layer norm, q/k/v, scores, softmax, attention
+# output, residual, layer norm, two MLP products, activation), the embeddings, the final norm and the
+# head three more. So a logit moves by at most ``reduced_logit_tolerance(blocks, max |logit|)``, and a
+# token's log-probability ``z_i - logsumexp(z)`` by at most twice the largest logit move
+# (log-softmax moves by |dz_i| + max |dz|): a sum over n tokens by ``2 n`` times it.
+# (Measured on the 2-block tiny GPT-2 of tests/tiny_lm.py: logits moved 0.38 (bfloat16) and 0.18 (int8,
+# only its LM head is an nn.Linear) of a bound of 0.98 at max |logit| 10.1.)
+REDUCED_UNIT = 2.0 ** -8
+ROUNDINGS_PER_BLOCK = 10
+
+
+def reduced_logit_tolerance(blocks: int, max_abs_logit: float) -> float:
+    """The largest move of a logit computed in bfloat16 or int8 instead of float32 (derivation above)."""
+    return (ROUNDINGS_PER_BLOCK * blocks + 3) * REDUCED_UNIT * max_abs_logit

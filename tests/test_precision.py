@@ -1,0 +1,196 @@
+"""The ``precision`` option (dialeval.core.precision): ``auto``'s choice with the CPU's flags faked,
+each reduced path on the tiny GPT-2 against float32 within the bound of tests/float_noise.py, the
+precision named in the signature and keyed in the score cache. Every other test pins float32."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+import torch
+from float_noise import reduced_logit_tolerance
+from tiny_lm import tiny_gpt2
+from transformers import AutoModelForCausalLM
+
+from dialeval.core import precision as prec
+from dialeval.core.lm import LMScorer
+from dialeval.fed.scorer import FEDScorer
+
+NO_FLAGS = frozenset({"avx", "avx2", "fma"})  # this project's 2-core EPYC: neither bfloat16 nor VNNI
+BF16 = NO_FLAGS | {"avx512f", "avx512_bf16"}
+VNNI = NO_FLAGS | {"avx512f", "avx512_vnni"}
+BOTH = BF16 | VNNI
+TEXTS = ["Hi! How are you doing today? I'm doing well.", "Do you like to read books? I mostly read science fiction.",
+         "That's really interesting!", "Sure! Numbers like 1, 2, 3 and 42 are fine."]
+
+
+def fake_flags(monkeypatch, flags):
+    monkeypatch.setattr(prec, "cpu_flags", lambda: frozenset(flags))
+
+
+def test_bad_precision_is_named():
+    with pytest.raises(ValueError, match=r"precision must be one of .*'float16'"):
+        prec.check_precision("float16")
+    assert prec.check_precision(None) == "float32"
+
+
+@pytest.mark.parametrize("flags, native", [
+    (NO_FLAGS, ("float32",)),
+    (BF16, ("bfloat16", "float32")),
+    (VNNI, ("int8", "float32")),
+    (BOTH, ("int8", "bfloat16", "float32")),
+    (NO_FLAGS | {"amx_bf16", "amx_int8"}, ("int8", "bfloat16", "float32")),
+    (NO_FLAGS | {"avx_vnni"}, ("int8", "float32")),
+])
+def test_native_precisions_follow_the_cpu_flags(monkeypatch, flags, native):
+    fake_flags(monkeypatch, flags)
+    assert prec.native_precisions("cpu") == native
+    assert prec.native_precisions("cuda:0") == ("bfloat16", "float32")  # whatever the CPU
+
+
+@pytest.mark.parametrize("flags, passing, device, chosen", [
+    (NO_FLAGS, ("bfloat16", "int8"), "cpu", "float32"),  # declared, but emulated here: float32
+    (BOTH, (), "cpu", "float32"),  # native, but nothing declared passing: float32
+    (BF16, ("bfloat16", "int8"), "cpu", "bfloat16"),
+    (VNNI, ("bfloat16", "int8"), "cpu", "int8"),
+    (BOTH, ("bfloat16", "int8"), "cpu", "int8"),  # the faster of the two
+    (BOTH, ("bfloat16",), "cpu", "bfloat16"),
+    (NO_FLAGS, ("bfloat16", "int8"), "cuda", "bfloat16"),  # dynamic int8 is a CPU path
+    (NO_FLAGS, ("int8",), "cuda", "float32"),
+])
+def test_auto_picks_the_fastest_declared_native_precision(monkeypatch, flags, passing, device, chosen):
+    fake_flags(monkeypatch, flags)
+    assert prec.resolve_precision("auto", device, passing) == chosen
+
+
+def test_an_explicit_precision_is_kept_and_int8_is_cpu_only(monkeypatch):
+    fake_flags(monkeypatch, NO_FLAGS)
+    assert prec.resolve_precision("bfloat16", "cpu") == "bfloat16"  # forced: emulated, but as asked
+    assert prec.resolve_precision("int8", "cpu") == "int8"
+    with pytest.raises(ValueError, match="CPU only"):
+        prec.resolve_precision("int8", "cuda")
+
+
+def test_cpu_flags_are_read_from_cpuinfo():
+    flags = prec.cpu_flags()
+    assert isinstance(flags, frozenset)
+    # Linux with x86 here and in CI; elsewhere the set is empty and auto keeps float32
+    assert not flags or "sse2" in flags or "fp" in flags or "neon" in flags or "asimd" in flags
+
+
+@pytest.fixture(scope="module")
+def tiny_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("tiny_gpt2")
+    tiny_gpt2(path)
+    return path
+
+
+def fresh(tiny_dir):
+    """A new copy of the tiny model (bfloat16 casts a model in place)."""
+    from tiny_lm import tiny_tokenizer
+
+    return AutoModelForCausalLM.from_pretrained(tiny_dir), tiny_tokenizer()
+
+
+@pytest.mark.parametrize("precision", ["bfloat16", "int8"])
+def test_reduced_paths_match_float32_within_the_rounding_bound(tiny_dir, precision):
+    model, tokenizer = fresh(tiny_dir)
+    seqs = [tokenizer.encode(t) for t in TEXTS]
+    reference = LMScorer(model, tokenizer, batch_size=2)
+    with torch.no_grad():
+        max_logit = max(model(torch.tensor([s])).logits.abs().max().item() for s in seqs)
+    tol = reduced_logit_tolerance(model.config.n_layer, max_logit)
+    reduced = LMScorer(fresh(tiny_dir)[0], tokenizer, batch_size=2, precision=precision)
+    assert reduced.precision == precision
+    if precision == "bfloat16":
+        assert reduced.model.dtype == torch.bfloat16
+    else:
+        assert isinstance(reduced.model.lm_head, torch.ao.nn.quantized.dynamic.Linear)
+    # whole sequences (padded batches), one prefix with packed continuations, FED's grouped forward
+    prefix, conts = seqs[0], seqs[1:]
+    groups = [(seqs[0], seqs[2:]), (seqs[1], seqs[2:] + [seqs[0][:3]])]
+    pairs = [
+        (reference.sequence_logprobs(seqs), reduced.sequence_logprobs(seqs)),
+        (reference.continuation_logprobs(prefix, conts), reduced.continuation_logprobs(prefix, conts)),
+        *[(ref_cont, red_cont) for (_, ref_cont), (_, red_cont) in
+          zip(reference.grouped_logprobs(groups), reduced.grouped_logprobs(groups))],
+    ]
+    moved = False
+    for expected, got in pairs:
+        for (want, count), (have, n) in zip(expected, got):
+            assert n == count
+            assert abs(have - want) <= 2 * count * tol, (precision, want, have, count, tol)
+            moved |= have != want
+    assert moved  # the reduced forward really ran: float32 would give the same numbers
+
+
+def test_log_probabilities_are_taken_in_float32():
+    from dialeval.core.lm import _log_softmax
+
+    logits = torch.tensor([[3.0, 1.0, -2.0]], dtype=torch.bfloat16)
+    assert _log_softmax(logits).dtype == torch.float32
+
+
+CONVERSATIONS = [["Hi!", "Hello, how is your day?"], ["What music do you like?", "Jazz, mostly."]]
+
+
+@pytest.mark.parametrize("precision, field", [("float32", None), ("bfloat16", "precision:bfloat16"),
+                                              ("int8", "precision:int8"), ("auto", None)])
+def test_the_signature_names_the_precision_used(monkeypatch, tiny_dir, precision, field):
+    fake_flags(monkeypatch, BOTH)  # auto without a declared precision stays float32 even here
+    result = FEDScorer(fresh(tiny_dir), batch_size=8, precision=precision).score(CONVERSATIONS)
+    parts = result["signature"].split("|")
+    assert [p for p in parts if p.startswith("precision:")] == ([field] if field else [])
+
+
+ITEMS = [{"context": ["Hi!"], "response": "Hello there.", "references": ["Hello."]}]
+
+
+def fed_declaring(monkeypatch, passing):
+    from dialeval import registry
+
+    real = registry.spec
+    monkeypatch.setattr(registry, "spec", lambda name: dataclasses.replace(real(name), auto_precisions=passing)
+                        if name == "fed" else real(name))
+
+
+def test_the_cache_key_holds_the_precision_as_run(monkeypatch, tmp_path):
+    from dialeval.scoring.cache import cache_key
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    plain = cache_key("fed", {"device": "cpu"}, ITEMS)
+    assert cache_key("fed", {"device": "cpu", "precision": "float32"}, ITEMS) == plain  # the default, left out
+    bf16 = cache_key("fed", {"device": "cpu", "precision": "bfloat16"}, ITEMS)
+    int8 = cache_key("fed", {"device": "cpu", "precision": "int8"}, ITEMS)
+    assert len({plain, bf16, int8}) == 3
+    fake_flags(monkeypatch, NO_FLAGS)
+    fed_declaring(monkeypatch, ("bfloat16",))
+    assert cache_key("fed", {"device": "cpu", "precision": "auto"}, ITEMS) == plain  # auto ran float32 here
+    fake_flags(monkeypatch, BF16)
+    assert cache_key("fed", {"device": "cpu", "precision": "auto"}, ITEMS) == bf16  # auto ran bfloat16
+
+
+def test_combined_keys_each_components_precision(monkeypatch):
+    from dialeval.scoring.runners import precision_keyed
+
+    fake_flags(monkeypatch, BF16)
+    fed_declaring(monkeypatch, ("bfloat16",))
+    keyed = precision_keyed("combined", {"precision": "auto", "device": "cpu"})
+    assert keyed["precision"]["fed"] == "bfloat16"
+    assert set(keyed["precision"].values()) == {"bfloat16", "float32"}  # the others declare nothing
+    assert "multiref" not in keyed["precision"]  # takes no precision
+
+
+def test_precision_is_not_a_neutral_option_of_the_human_reference():
+    from dialeval.scoring.human_reference import reference_options
+
+    assert reference_options("fed", {"precision": "bfloat16"})["precision"] == "bfloat16"
+    assert "precision" not in reference_options("fed")  # float32 references keep their key
+
+
+def test_combined_names_its_components_precisions():
+    from dialeval.combined.runner import precisions_named
+
+    assert precisions_named({"fed": "metric:fed|precision:bfloat16|version:1", "grade": "metric:grade|version:1",
+                             "full": "metric:full|precision:int8|version:1"}) == "bfloat16+int8"
+    assert precisions_named({"grade": "metric:grade|version:1"}) is None
