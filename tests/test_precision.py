@@ -194,3 +194,17 @@ def test_combined_names_its_components_precisions():
     assert precisions_named({"fed": "metric:fed|precision:bfloat16|version:1", "grade": "metric:grade|version:1",
                              "full": "metric:full|precision:int8|version:1"}) == "bfloat16+int8"
     assert precisions_named({"grade": "metric:grade|version:1"}) is None
+
+
+@pytest.mark.parametrize("precision, field", [("bfloat16", ["precision:bfloat16"]), (None, [])])
+def test_the_fed_module_takes_the_option(tiny_dir, precision, field):
+    import evaluate
+
+    from dialeval.modules.loading import module_dir
+
+    fed = evaluate.load(str(module_dir("fed")))
+    result = fed.compute(conversations=CONVERSATIONS, model=str(tiny_dir), qualities=["interesting"],
+                         **({} if precision is None else {"precision": precision}))
+    assert [p for p in result["signature"].split("|") if p.startswith("precision:")] == field
+    with pytest.raises(ValueError, match="precision must be one of"):
+        fed.compute(conversations=CONVERSATIONS, model=str(tiny_dir), precision="fp8")

@@ -10,6 +10,8 @@ from dialeval.modules import kept_scorer
 from dialeval.fed.scorer import DEFAULT_MODE
 from dialeval.fed.scorer import FEDScorer
 from dialeval.fed.runner import default_dialogue_model
+from dialeval.fed.runner import AUTO_PRECISIONS
+from dialeval.core.precision import runner_precision
 
 _CITATION = """\
 @inproceedings{mehri-eskenazi-2020-unsupervised,
@@ -42,7 +44,11 @@ Args:
         (default microsoft/DialoGPT-large when it can be had, else the local stand-ins).
     qualities (list of str, optional): subset of quality names.
     batch_size (int, default 32), device (str, default CUDA when available else CPU),
-    eos_token (str, optional). Any other keyword is a ValueError.
+    eos_token (str, optional).
+    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
+        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
+        fidelity check against float32; float32 until one has); the signature names any but float32.
+    Any other keyword is a ValueError.
 Returns:
     turn_<quality> / dialog_<quality>: mean score; <name>_scores: per conversation;
     turn_overall / dialog_overall: mean of the level's qualities; signature.
@@ -76,9 +82,11 @@ class Fed(dialeval.modules.metric_base.CheckedMetric):
         )
 
     def _compute(self, conversations, level="turn", mode=DEFAULT_MODE, model=None, qualities=None,
-                 batch_size=32, device=None, eos_token=None):
+                 batch_size=32, device=None, eos_token=None, precision=None):
         model = model or default_dialogue_model()
-        settings = (model, None if qualities is None else tuple(qualities), batch_size, device, eos_token)
+        precision = runner_precision(precision, device, AUTO_PRECISIONS)
+        settings = (model, None if qualities is None else tuple(qualities), batch_size, device, eos_token, precision)
         scorer = kept_scorer(self, settings, lambda: FEDScorer(model, device=device, batch_size=batch_size,
-                                                               eos_token=eos_token, qualities=qualities))
+                                                               eos_token=eos_token, qualities=qualities,
+                                                               precision=precision))
         return scorer.score(conversations, level=level, mode=mode)

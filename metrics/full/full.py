@@ -13,6 +13,8 @@ from dialeval.full.scorer import FULLScorer
 from dialeval.full.scorer import LOOKBACK
 from dialeval.full.scorer import split_conversations
 from dialeval.full.runner import default_full_model
+from dialeval.full.runner import AUTO_PRECISIONS
+from dialeval.core.precision import runner_precision
 
 _CITATION = """\
 @inproceedings{de-bruyn-etal-2022-open,
@@ -48,6 +50,9 @@ Args:
     model (str, optional): facebook/blenderbot-400M-distill when it can be had, else the bundled
         dialeval/smollm2-dialogue; any causal or encoder-decoder LM, a local path or Hub id.
     batch_size (int, default 32), device (str, default CUDA when available else CPU).
+    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
+        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
+        fidelity check against float32; float32 until one has); the signature names any but float32.
     Any other keyword is a ValueError.
 Returns:
     full: mean score; full_scores: per item; signature: model (with its content hash), variant,
@@ -89,8 +94,10 @@ class Full(dialeval.modules.metric_base.CheckedMetric):
         return super().compute(**kwargs)
 
     def _compute(self, contexts, responses, level="turn", variant=DEFAULT_VARIANT, lookback=LOOKBACK, model=None,
-                 batch_size=32, device=None):
+                 batch_size=32, device=None, precision=None):
         model = model or default_full_model()
-        scorer = kept_scorer(self, (model, batch_size, device, lookback),
-                             lambda: FULLScorer(model, device=device, batch_size=batch_size, lookback=lookback))
+        precision = runner_precision(precision, device, AUTO_PRECISIONS)
+        scorer = kept_scorer(self, (model, batch_size, device, lookback, precision),
+                             lambda: FULLScorer(model, device=device, batch_size=batch_size, lookback=lookback,
+                                                precision=precision))
         return scorer.score(contexts, responses, level=level, variant=variant)

@@ -8,6 +8,8 @@ import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.grade.scorer import DEFAULT_MODEL, GradeScorer
+from dialeval.grade.runner import AUTO_PRECISIONS
+from dialeval.core.precision import runner_precision
 
 _CITATION = """\
 @inproceedings{huang-etal-2020-grade,
@@ -37,6 +39,9 @@ Args:
         training/grade.py.
     batch_size (int, optional): at most this many pairs per encoder batch, default 32.
     device (str, optional): torch device, default CPU.
+    precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
+        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
+        fidelity check against float32; float32 until one has); the signature names any but float32.
 Returns:
     grade: mean score; grade_scores: per-item scores in [0, 1]; signature: the model (with its
     content hash), encoder, graph setting and dialeval version, to report with the numbers; flags:
@@ -65,9 +70,11 @@ class Grade(dialeval.modules.metric_base.CheckedMetric):
             reference_urls=["https://aclanthology.org/2020.emnlp-main.742/"],
         )
 
-    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None):
-        return self._scorer(model, batch_size, device).score(contexts, responses, graph=graph)
+    def _compute(self, contexts, responses, graph=True, model=DEFAULT_MODEL, batch_size=32, device=None,
+                 precision=None):
+        precision = runner_precision(precision, device, AUTO_PRECISIONS)
+        return self._scorer(model, batch_size, device, precision).score(contexts, responses, graph=graph)
 
-    def _scorer(self, model, batch_size, device):
-        return kept_scorer(self, (model, batch_size, device),
-                           lambda: GradeScorer(model, device=device, batch_size=batch_size))
+    def _scorer(self, model, batch_size, device, precision="float32"):
+        return kept_scorer(self, (model, batch_size, device, precision),
+                           lambda: GradeScorer(model, device=device, batch_size=batch_size, precision=precision))

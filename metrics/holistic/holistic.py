@@ -11,6 +11,8 @@ import evaluate
 import dialeval.modules.metric_base
 from dialeval.modules import kept_scorer
 from dialeval.holistic.scorer import ASPECTS, ConsistencyScorer, LikelihoodScorer, check_compute_args, diversity
+from dialeval.holistic.runner import AUTO_PRECISIONS
+from dialeval.core.precision import runner_precision
 
 _CITATION = """\
 @inproceedings{pang-etal-2020-towards,
@@ -59,6 +61,10 @@ Args, configuration "consistency":
     response_speakers (list of str, optional): the speaker of each response (default: the speaker
         of the turn before the last).
     nli (str, default "roberta-large-mnli", else "dialeval/minilm-nli" offline), batch_size, device.
+Args, coherence, fluency and consistency: precision (str, optional): the model's arithmetic, "float32"
+    (default), "bfloat16", "int8" (the CPU's dynamic int8) or "auto" (the fastest the device runs
+    natively among those that passed the fidelity check against float32; float32 until one has); the
+    signature names any but float32.
 Unknown keywords raise a ValueError.
 Returns:
     <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or
@@ -134,33 +140,38 @@ class Holistic(dialeval.modules.metric_base.CheckedMetric):
 
     def _compute(self, responses=None, queries=None, response_groups=None, histories=None, model=None, nli=None,
                  cutoff=None, reduction=None, speakers=None, response_speakers=None, batch_size=None, device=None,
-                 pmi_weight=None):
+                 pmi_weight=None, precision=None):
         # every aspect's inputs and options; compute() let through only this aspect's
         given = {name: value for name, value in locals().items() if name != "self" and value is not None}
         return self._aspect_method()(**given)
 
     def _coherence(self, queries, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None,
-                   pmi_weight=None):
+                   pmi_weight=None, precision=None):
         return self._likelihood("coherence", responses, queries, model, cutoff, reduction, batch_size, device,
-                                pmi_weight)
+                                pmi_weight, precision)
 
-    def _fluency(self, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None):
-        return self._likelihood("fluency", responses, None, model, cutoff, reduction, batch_size, device)
+    def _fluency(self, responses, model=None, cutoff="model", reduction=None, batch_size=16, device=None,
+                 precision=None):
+        return self._likelihood("fluency", responses, None, model, cutoff, reduction, batch_size, device,
+                                precision=precision)
 
     def _diversity(self, response_groups):
         return diversity(response_groups)
 
     def _consistency(self, histories, responses, speakers=None, response_speakers=None, nli=None, batch_size=16,
-                     device=None):
+                     device=None, precision=None):
         from dialeval.holistic.runner import default_nli_model
 
-        scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size)
+        scorer = self._scorer(ConsistencyScorer, nli or default_nli_model(), device=device, batch_size=batch_size,
+                              precision=runner_precision(precision, device, AUTO_PRECISIONS))
         return scorer.score(histories, responses, speakers=speakers, response_speakers=response_speakers)
 
-    def _likelihood(self, aspect, responses, queries, model, cutoff, reduction, batch_size, device, pmi_weight=None):
+    def _likelihood(self, aspect, responses, queries, model, cutoff, reduction, batch_size, device, pmi_weight=None,
+                    precision=None):
         from dialeval.holistic.runner import default_holistic_model
 
-        scorer = self._scorer(LikelihoodScorer, model or default_holistic_model(), device=device, batch_size=batch_size)
+        scorer = self._scorer(LikelihoodScorer, model or default_holistic_model(), device=device, batch_size=batch_size,
+                              precision=runner_precision(precision, device, AUTO_PRECISIONS))
         return scorer.score(aspect, responses, queries, cutoff=cutoff, reduction=reduction, pmi_weight=pmi_weight)
 
     def _scorer(self, kind, model, **settings):

@@ -14,6 +14,8 @@ from dialeval.ssrem.scorer import DEFAULT_SCALING
 from dialeval.ssrem.scorer import SSREMScorer
 from dialeval.ssrem.scorer import check_context_fit_inputs
 from dialeval.ssrem.scorer import check_inputs
+from dialeval.ssrem.runner import AUTO_PRECISIONS
+from dialeval.core.precision import runner_precision
 
 _CITATION = """\
 @inproceedings{bak-oh-2020-speaker,
@@ -54,6 +56,9 @@ Args:
     mover (str, optional): g's variant, "sms" (default, sentence mover's similarity), "wms" or "s+wms".
     word_vectors (str, optional): a GloVe / word2vec text file for g instead of GloVe 6B 50d.
     device (str, optional): for a sentence-encoder checkpoint (the default's mpnet).
+    precision (str, optional): that encoder's arithmetic, "float32" (default), "bfloat16", "int8" (the
+        CPU's dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
+        fidelity check against float32; float32 until one has); the signature names any but float32.
 Returns:
     ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
     the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;
@@ -119,8 +124,8 @@ class Ssrem(dialeval.modules.metric_base.CheckedMetric):
             check_inputs(given.get("contexts"), given["responses"], given["references"])
 
     def _compute(self, contexts, responses, references, model=DEFAULT_MODEL, scaling=DEFAULT_SCALING, mover="sms",
-                 word_vectors=None, device=None, reference_free=None):
-        scorer = self._scorer(model, word_vectors, device)
+                 word_vectors=None, device=None, reference_free=None, precision=None):
+        scorer = self._scorer(model, word_vectors, device, runner_precision(precision, device, AUTO_PRECISIONS))
         if reference_free:
             return scorer.score_context_fit(contexts, responses)
         return scorer.score(contexts, responses, references, scaling=scaling, mover=mover)
