@@ -42,7 +42,7 @@ def variant_scores(n: int, split: str, model: str | None = None) -> dict[str, di
     ``model`` (default: FULL's default model)."""
     cases = dailydialog_cases(n, 0, split)
     replies = {REAL: [c.reply for c in cases], **build(cases, 0, registry.spec("full").behaviour.declared)}
-    scorer = full_scorer(model, 32, None, 50)
+    scorer = full_scorer(model, 32, None, 50, "float32")
     out: dict[str, dict[str, list]] = {v: {} for v in VARIANTS}
     with tqdm(total=sum(sum(r is not None for r in texts) for texts in replies.values()), desc="full variants",
               unit="reply") as bar:

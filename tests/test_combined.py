@@ -95,7 +95,7 @@ def stub_components(monkeypatch, tmp_path):
     (tmp_path / "README.md").write_text("stub")
     calls = []
 
-    def component_scores(items, set_name=None, refresh=False):
+    def component_scores(items, set_name=None, refresh=False, precision=None):
         calls.append(set_name)
         n = len(items)
         scores = {"fed": {"turn_overall": [1.0 + i for i in range(n)]}, "grade": {"grade": [0.2 * (i + 1) for i in range(n)]}}
@@ -133,7 +133,7 @@ def test_runner_scores_with_the_pattern_model_and_applies_the_policy(stub_compon
 def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, monkeypatch):
     folder, bundle, _ = stub_components
 
-    def without_grade(items, set_name=None, refresh=False):
+    def without_grade(items, set_name=None, refresh=False, precision=None):
         return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed"},
                                           {"fed": [[], []]}, {"grade": "missing weights: no grade folder"})
 
@@ -192,9 +192,9 @@ def test_evaluate_module_passes_the_references_to_the_components(stub_components
     seen = []
     stub = combined_runner.component_scores
 
-    def recording(items, set_name=None, refresh=False):
+    def recording(items, set_name=None, refresh=False, precision=None):
         seen.append([it.get("references") for it in items])
-        return stub(items, set_name, refresh)
+        return stub(items, set_name, refresh, precision)
 
     monkeypatch.setattr(combined_runner, "component_scores", recording)
     module = dialeval.load("combined")

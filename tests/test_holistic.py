@@ -212,7 +212,7 @@ def test_reply_alone_pass_runs_once_for_coherence_and_fluency(tiny, monkeypatch)
     from dialeval.holistic.runner import likelihood_scorer, run_holistic
 
     path, model, tokenizer = tiny
-    scorer = likelihood_scorer(str(path), 16, None)
+    scorer = likelihood_scorer(str(path), 16, None, "float32")
     fed: list[tuple[int, ...]] = []
     run = scorer.scorer.continuation_logprobs
     monkeypatch.setattr(scorer.scorer, "continuation_logprobs",

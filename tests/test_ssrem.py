@@ -441,7 +441,7 @@ def test_the_module_scores_the_context_fit_without_references_with_percentiles()
     contexts, responses = PINNED_CONTEXTS + PINNED_CONTEXTS[:1], PINNED_RESPONSES + [""]
     module = dialeval.load("ssrem")
     result = module.compute(contexts=contexts, responses=responses, reference_free=True, percentiles=True)
-    library = ssrem.cached_scorer(ssrem.DEFAULT_MODEL, None, None).score_context_fit(contexts, responses)
+    library = ssrem.cached_scorer(ssrem.DEFAULT_MODEL, None, None, "float32").score_context_fit(contexts, responses)
     # one process, the same code and batches: equal up to float32 rounding
     assert result["ssrem_f_scores"] == pytest.approx(library["ssrem_f_scores"], rel=1e-6, abs=1e-6)
     assert result["ssrem_f_scores"] == pytest.approx([0.8680892, 0.7459048, 0.3113017, -1000.0], abs=1e-5)

@@ -32,7 +32,7 @@ def fed(level: str, model: str | None = None, mode: str | None = None, batch_siz
     from dialeval.fed.runner import fed_scorer
 
     items = load_fed(level)
-    scorer = fed_scorer(model, batch_size, device)
+    scorer = fed_scorer(model, batch_size, device, "float32")
     results = scorer.score_all([it["turns"] for it in items], level=level,
                                modes=check_modes(mode or DEFAULT_MODE), progress=True)
     variants = {}

@@ -36,7 +36,7 @@ def default_dialogue_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def fed_scorer(model: str | None, batch_size: int, device: str | None, precision: str = "float32"):
+def fed_scorer(model: str | None, batch_size: int, device: str | None, precision: str):
     """One loaded FED model per (model, batch_size, device, precision); the variant is chosen per call."""
     from dialeval.fed.scorer import FEDScorer
 

@@ -27,7 +27,7 @@ def full(level: str, model: str | None = None, variant: str | None = None, lookb
 
     set_name = f"fed-{level}"
     items = registry.judgment_sets()[set_name]()
-    scorer = full_scorer(model, batch_size, device, lookback)
+    scorer = full_scorer(model, batch_size, device, lookback, "float32")
     results = scorer.score_all([it.context for it in items], [it.response for it in items], level=level,
                                variants=check_variants(variant or DEFAULT_VARIANT), progress=True)
     human = [it.score for it in items]

@@ -30,7 +30,7 @@ def default_full_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int, precision: str = "float32"):
+def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int, precision: str):
     """One loaded FULL model per (model, batch_size, device, lookback, precision); the variant is chosen per call."""
     from dialeval.full.scorer import FULLScorer
 

@@ -166,6 +166,5 @@ class GradeScorer:
 
 
 @functools.lru_cache(maxsize=2)
-def grade_scorer(model: str = DEFAULT_MODEL, device: str | None = None, batch_size: int = 32,
-                 precision: str = "float32") -> GradeScorer:
+def grade_scorer(model: str, device: str | None, batch_size: int, precision: str) -> GradeScorer:
     return GradeScorer(model, device, batch_size, precision=precision)

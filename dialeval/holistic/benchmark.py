@@ -81,13 +81,13 @@ def holistic(aspect: str, model: str | None = None, nli: str | None = None, cuto
     items = load_holistic(aspect)
     responses = [it["response"] for it in items]
     if aspect == "consistency":
-        scorer = consistency_scorer(nli, batch_size, device)
+        scorer = consistency_scorer(nli, batch_size, device, "float32")
         result = scorer.score([it["history"] for it in items], responses)
         used = getattr(scorer.nli, "model_name", "custom")
         rows = {aspect: result[f"{aspect}_scores"]}
         signatures = [result["signature"]]
     else:
-        scorer = likelihood_scorer(model, batch_size, device)
+        scorer = likelihood_scorer(model, batch_size, device, "float32")
         queries = [it["query"] for it in items] if aspect == "coherence" else None
         rows, signatures = _likelihood_rows(scorer, aspect, responses, queries, cutoff, reduction)
         rows[LENGTH_BASELINE] = [-float(len(tokenize(r))) for r in responses]

@@ -42,14 +42,14 @@ def default_nli_model() -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def likelihood_scorer(model: str | None, batch_size: int, device: str | None, precision: str = "float32"):
+def likelihood_scorer(model: str | None, batch_size: int, device: str | None, precision: str):
     from dialeval.holistic.scorer import LikelihoodScorer
 
     return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size, precision=precision)
 
 
 @functools.lru_cache(maxsize=2)
-def consistency_scorer(nli: str | None, batch_size: int, device: str | None, precision: str = "float32"):
+def consistency_scorer(nli: str | None, batch_size: int, device: str | None, precision: str):
     from dialeval.holistic.scorer import ConsistencyScorer
 
     return ConsistencyScorer(nli or default_nli_model(), device=device, batch_size=batch_size, precision=precision)

@@ -248,5 +248,5 @@ def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
 
 
 @functools.lru_cache(maxsize=2)
-def cached_scorer(model: str, word_vectors: str | None, device: str | None, precision: str = "float32") -> SSREMScorer:
+def cached_scorer(model: str, word_vectors: str | None, device: str | None, precision: str) -> SSREMScorer:
     return SSREMScorer(model, word_vectors, device, precision)
