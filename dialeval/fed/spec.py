@@ -72,7 +72,8 @@ SPEC = MetricSpec(
             "0.972 against 1.053 (`benchmarks/results/lm-bits-per-char.json`), before any human rating was read, "
             "after 150 CPU steps of 8 windows (3.4 % of an epoch). This folder is that recipe run to the end of one "
             "epoch (1,105 steps of 32 windows) on a lent GPU: 0.903 bits per character, DailyDialog test perplexity "
-            "13.84 -> 11.38 (`benchmarks/results/gemma3-dialogue-epoch.md`)."
+            "11.38 (`benchmarks/results/gemma3-dialogue-epoch.md`; the 150-step run's numbers are in dialeval's "
+            "CHANGELOG.md)."
         ),
         used_by="`evaluate.load(\"dialeval/fed\")` (offline default), `dialeval augment --method ctg`",
         datasets=("li2017dailydialog/daily_dialog",),
