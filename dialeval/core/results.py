@@ -20,7 +20,7 @@ def make_signature(metric: str, **fields: Any) -> str:
 
     Fields keep their given order; ``None`` values are left out, booleans are written ``yes``/``no``.
     """
-    from dialeval import __version__
+    from dialeval.version import __version__
 
     parts = [f"metric:{metric}"]
     for key, value in fields.items():
