@@ -78,12 +78,24 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _MovedModules())
 
-from dialeval import registry  # noqa: E402
 from dialeval.core.quiet import quiet_third_party  # noqa: E402
 from dialeval.models.resolve import set_advice  # noqa: E402
 from dialeval.modules import available_metrics, load  # noqa: E402
 
-set_advice(registry.hub_alternatives, registry.build_hints)  # the metrics' stand-ins and build commands, handed down
+
+def _hub_alternatives() -> dict[str, str]:
+    from dialeval import registry  # imported when an error is written, so `import dialeval` stays light
+
+    return registry.hub_alternatives()
+
+
+def _build_hints() -> dict[str, str]:
+    from dialeval import registry
+
+    return registry.build_hints()
+
+
+set_advice(_hub_alternatives, _build_hints)  # the metrics' stand-ins and build commands, handed down to models/
 
 quiet_third_party()  # evaluate's offline "latest cached version" notice; DIALEVAL_VERBOSE=1 keeps it
 

@@ -17,8 +17,8 @@ When the Hub cannot be reached (``HF_HUB_OFFLINE=1``, or no route to huggingface
 a short socket probe) a model that is none of these raises :class:`ModelNotFoundError` at once,
 naming the bundled alternative or the ``training/`` command that builds it. Each metric declares
 both; this layer sits below the registry, so the lookups are handed down (:func:`set_advice`, which
-the package facade ``dialeval/__init__.py`` calls with :func:`dialeval.registry.hub_alternatives`
-and :func:`dialeval.registry.build_hints`). Nothing here waits on the network for more than
+the package facade ``dialeval/__init__.py`` calls with the registry's
+:func:`~dialeval.registry.hub_alternatives` and :func:`~dialeval.registry.build_hints`). Nothing here waits on the network for more than
 ``PROBE_TIMEOUT_S``.
 """
 
