@@ -10,7 +10,7 @@ import pytest
 from dialeval import registry
 from dialeval.combined.runner import model_of
 from dialeval.core.results import make_signature
-from dialeval.core.signature import Signature
+from dialeval.core.signature import JOIN, Signature, joined
 from dialeval.version import __version__
 
 GOLDEN = Path(__file__).resolve().parent / "golden" / "examples.json"
@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).resolve().parent / "golden" / "examples.json"
 def golden_signatures() -> list[str]:
     """Every signature of ``dialeval examples --json`` as pinned (holistic joins its three with `` ; ``)."""
     found = re.findall(r'"(metric:[^"]*)"', GOLDEN.read_text(encoding="utf-8"))
-    return sorted({part for text in found for part in text.split(" ; ")})
+    return sorted({part for text in found for part in text.split(JOIN)})
 
 
 def test_the_golden_file_holds_every_metric_signature():
@@ -43,6 +43,21 @@ def test_make_signature_writes_todays_strings():
     # None left out, booleans yes/no, numbers as str, the given order kept
     assert make_signature("m", b=True, a=None, c=False, n=3, x=0.85) == "metric:m|b:yes|c:no|n:3|x:0.85|version:0.1.0"
     assert make_signature("m") == f"metric:m|version:{__version__}"
+
+
+def test_joined_signatures_read_back_one_by_one():
+    """A result of several scoring passes (holistic's aspects) carries their signatures joined."""
+    found = re.findall(r'"(metric:holistic[^"]* ; [^"]*)"', GOLDEN.read_text(encoding="utf-8"))
+    assert found
+    for text in found:
+        parsed = Signature.parse_all(text)
+        assert len(parsed) == text.count(" ; ") + 1 > 1
+        assert joined(parsed) == text and joined(s.format() for s in parsed) == text
+    assert Signature.parse_all("metric:m|version:1") == [Signature.parse("metric:m|version:1")]
+    with pytest.raises(ValueError, match="separates signatures"):
+        Signature("m", {"text": "a ; b"})
+    with pytest.raises(ValueError, match="not a signature"):
+        Signature.parse_all(None)
 
 
 def test_parse_reads_the_fields_in_order():
@@ -97,6 +112,8 @@ def test_combined_reads_a_components_model_from_its_signature():
         "dialeval/minilm-nli@666d0802b62a")
     assert model_of("metric:x|nli:first|model:second|version:1") == "first"  # the first of either, as written
     assert model_of("metric:multiref|mode:quality|nrefs:3|version:0.1.0") == "none"
+    # joined signatures (holistic's aspects): the first model of the first signature that names one
+    assert model_of("metric:h|aspect:diversity|version:1 ; metric:h|model:lm@1|version:1 ; metric:h|nli:n@2|version:1") == "lm@1"
     # a field whose name merely ends in "model" is not the model
     assert model_of("metric:x|scaling:model|version:1") == "none"
     assert model_of("metric:x|mymodel:a|version:1") == "none"

@@ -99,10 +99,10 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
 
 
 def model_of(signature: str) -> str:
-    """The first ``model:`` (or, for consistency, ``nli:``) field of a signature (``none`` for a metric
-    that loads no weights)."""
-    fields = Signature.parse(signature).fields
-    return next((value for key, value in fields.items() if key in ("model", "nli")), "none")
+    """The first ``model:`` (or, for consistency, ``nli:``) field of a signature, or of the first of
+    several joined ones (``none`` for a metric that loads no weights)."""
+    fields = (item for parsed in Signature.parse_all(signature) for item in parsed.fields.items())
+    return next((value for key, value in fields if key in ("model", "nli")), "none")
 
 
 def weights_named(signatures: dict[str, str]) -> str:

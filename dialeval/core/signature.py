@@ -8,12 +8,13 @@ value is left out, a boolean is written ``yes``/``no``, anything else as ``str``
 :meth:`Signature.parse` reads a written one back, so that ``Signature.parse(s.format()) == s`` and
 ``Signature.parse(text).format() == text``. A key holds neither ``:`` nor ``|`` and a value no ``|``
 (a value may hold ``:``: a field is split at its first one); ``metric`` and ``version`` are no field
-names.
+names. A result that several scoring passes made (holistic's aspects) carries their signatures
+joined by `` ; `` (:func:`joined`; :meth:`Signature.parse_all` reads them back).
 """
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
 from dialeval.version import __version__
 
@@ -21,6 +22,7 @@ SEPARATOR = "|"
 ASSIGN = ":"
 HEAD = "metric"
 TAIL = "version"
+JOIN = " ; "
 
 
 def _value_text(key: str, value: Any) -> str | None:
@@ -28,9 +30,15 @@ def _value_text(key: str, value: Any) -> str | None:
     if value is None:
         return None
     text = ("yes" if value else "no") if isinstance(value, bool) else str(value)
-    if SEPARATOR in text:
-        raise ValueError(f"signature field {key!r}: its value {text!r} holds {SEPARATOR!r}, which separates fields")
+    for mark, separates in ((SEPARATOR, "fields"), (JOIN, "signatures")):
+        if mark in text:
+            raise ValueError(f"signature field {key!r}: its value {text!r} holds {mark!r}, which separates {separates}")
     return text
+
+
+def joined(signatures: Iterable[Signature | str]) -> str:
+    """The signatures of one result that several scoring passes made, joined by :data:`JOIN`."""
+    return JOIN.join(str(signature) for signature in signatures)
 
 
 def _checked_key(key: str) -> str:
@@ -86,6 +94,12 @@ class Signature:
         if len({key for key, _ in middle}) != len(middle):
             raise ValueError(f"signature {text!r}: a field name appears twice")
         return cls(pairs[0][1], dict(middle), version=pairs[-1][1])
+
+    @classmethod
+    def parse_all(cls, text: str) -> list["Signature"]:
+        """Every signature of ``text``: one, or several :func:`joined`."""
+        parts = text.split(JOIN) if isinstance(text, str) else [text]  # parse names a non-string
+        return [cls.parse(part) for part in parts]
 
     def get(self, key: str, default: str | None = None) -> str | None:
         """The value of field ``key`` (``metric`` and ``version`` included), else ``default``."""
