@@ -44,7 +44,7 @@ from dialeval.combined.model import RIDGE, LinearModel, design
 from dialeval.combined.runner import component_scores
 from dialeval.combined.training import gather
 from dialeval.data.corpora import dailydialog
-from dialeval.data.judgments import sets
+from dialeval.registry import judgment_sets as sets
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.checks import BAR, check_kind
 from dialeval.metaeval.behaviour.kinds import GENERIC_REPLIES, build, rng_for

@@ -19,7 +19,7 @@ from pathlib import Path
 from scipy.stats import rankdata
 
 from dialeval.core.degenerate import flag_counts, reply_flags
-from dialeval.data.judgments import sets
+from dialeval.registry import judgment_sets as sets
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.kinds import build
 

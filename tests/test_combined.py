@@ -134,7 +134,7 @@ def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, 
     folder, bundle, _ = stub_components
 
     def without_grade(items, set_name=None, refresh=False):
-        return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed"},
+        return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed|version:x"},
                                           {"fed": [[], []]}, {"grade": "missing weights: no grade folder"})
 
     monkeypatch.setattr(combined_runner, "component_scores", without_grade)
@@ -225,10 +225,11 @@ def test_the_bundled_model_was_trained_on_the_components_the_metric_reads():
 
     from dialeval.combined.features import PINNED_OPTIONS
     from dialeval.combined.runner import resolve_folder
+    from dialeval.core.signature import Signature
 
     golden = json.loads((Path(__file__).parent / "golden" / "examples.json").read_text())["combined"]["signatures"]
     reads = dict(part.split("=", 1) for signature in golden
-                 for part in signature.split("|components:")[1].split("|")[0].split("+"))
+                 for part in Signature.parse(signature)["components"].split("+"))
     trained = CombinedModel.load(resolve_folder("dialeval/combined-judgments")).components
     assert set(reads) == set(trained)
     assert {j: m for j, m in reads.items() if j not in PINNED_OPTIONS} == \

@@ -263,7 +263,7 @@ def test_cost_per_job_sums_the_seconds_of_scored_cells():
 
 
 def test_every_named_set_loads_as_a_dataset():
-    from dialeval.data.judgments import load_dataset
+    from dialeval.registry import load_dataset
 
     sizes = {"fed-turn": 375, "fed-dialog": 125, "grade-convai2": 600, "grade-dailydialog": 300,
              "grade-empathetic": 300, "holistic-coherence": 200, "holistic-fluency": 200,
@@ -277,7 +277,7 @@ def test_every_named_set_loads_as_a_dataset():
 
 def test_grid_jobs_fit_each_set():
     from dialeval.metaeval.grid import JOBS
-    from dialeval.data.judgments import load_dataset
+    from dialeval.registry import load_dataset
 
     holistic = next(j for j in JOBS if j.name == "holistic")
     fed = next(j for j in JOBS if j.name == "fed")

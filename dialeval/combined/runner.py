@@ -18,17 +18,16 @@ reaches the others only through the registry's grid jobs, the runners and the sc
 
 from __future__ import annotations
 
-import re
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Sequence
 
 from dialeval.core.results import ItemScores
+from dialeval.core.signature import Signature
 
 DEFAULT_MODEL = "dialeval/combined-judgments"
 MISSING = "missing weights"
-_MODEL_FIELD = re.compile(r"(?:^|\|)(?:model|nli):([^|]+)")
 
 
 def resolve_folder(model: str) -> Path:
@@ -100,10 +99,10 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
 
 
 def model_of(signature: str) -> str:
-    """The first ``model:`` (or, for consistency, ``nli:``) field of a signature (``none`` for a metric
-    that loads no weights)."""
-    found = _MODEL_FIELD.search(signature)
-    return found.group(1) if found else "none"
+    """The first ``model:`` (or, for consistency, ``nli:``) field of a signature, or of the first of
+    several joined ones (``none`` for a metric that loads no weights)."""
+    fields = (item for parsed in Signature.parse_all(signature) for item in parsed.fields.items())
+    return next((value for key, value in fields if key in ("model", "nli")), "none")
 
 
 def weights_named(signatures: dict[str, str]) -> str:

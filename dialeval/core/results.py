@@ -16,21 +16,14 @@ from dialeval.core.degenerate import response_flags
 
 
 def make_signature(metric: str, **fields: Any) -> str:
-    """Return ``metric:<metric>|key:value|...|version:<dialeval version>``.
+    """Return ``metric:<metric>|key:value|...|version:<dialeval version>``, written by
+    :class:`dialeval.core.signature.Signature` (which also reads it back).
 
     Fields keep their given order; ``None`` values are left out, booleans are written ``yes``/``no``.
     """
-    from dialeval import __version__
+    from dialeval.core.signature import Signature
 
-    parts = [f"metric:{metric}"]
-    for key, value in fields.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = "yes" if value else "no"
-        parts.append(f"{key}:{value}")
-    parts.append(f"version:{__version__}")
-    return "|".join(parts)
+    return Signature(metric, fields).format()
 
 
 def mean(values: Sequence[float]) -> float:

@@ -1,6 +1,6 @@
 """One-command meta-evaluation: every metric x every human-judgment set (``dialeval benchmark --all``).
 
-For each cell (a metric's job on one set of :mod:`dialeval.data.judgments`) the items are scored through
+For each cell (a metric's job on one set of :func:`dialeval.registry.judgment_sets`) the items are scored through
 :mod:`dialeval.scoring.runners` in saved chunks behind a per-item progress bar
 (:func:`dialeval.scoring.cache.scores_for`: per-item scores cached, so a re-run scores only what is
 new, and a cell interrupted after an hour resumes at its last saved chunk) and every sub-metric is
@@ -44,13 +44,12 @@ from typing import Any, Callable, Sequence
 from dialeval import registry
 from dialeval.data import paper
 from dialeval.core.degenerate import floors_as_missing
-from dialeval.registry import scale_dict
+from dialeval.registry import judgment_sets, load_judgments, scale_dict
 from dialeval.stats.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
 from dialeval.stats.paired import agreement_of, human_agreement
 from dialeval.stats.results import Settings
 from dialeval.stats.systems import pair_items
 from dialeval.stats.unpaired import compare_unpaired
-from dialeval.data.judgments import load_judgments, sets as judgment_sets
 from dialeval.metaeval.marked import check_marked, markers, write_marked
 from dialeval.scoring.runners import RUNNERS
 from dialeval.scoring.cache import scores_for

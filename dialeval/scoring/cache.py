@@ -67,7 +67,7 @@ def weights_fingerprint(metric: str) -> str:
 
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
-    from dialeval import __version__
+    from dialeval.version import __version__
     from dialeval.registry import resolved_defaults
 
     key = {"metric": metric, "options": options, "version": __version__,

@@ -1,5 +1,5 @@
 """Statistics of dialeval: pure numpy/scipy, no I/O, no metric names, no other dialeval package
-(``tests/test_architecture.py`` checks it; only ``dialeval.__version__`` is read, for signatures).
+(``tests/test_architecture.py`` checks it; only ``dialeval.version.__version__`` is read, for signatures).
 
 * :mod:`~dialeval.stats.bootstrap`: the one percentile-bootstrap helper (index draws, resampled
   statistics, percentile intervals), the random-number conventions, intervals of one mean;
