@@ -53,6 +53,10 @@ def test_mid_rank_percentiles_by_hand(fake):
     assert reference.scores == {"up": (1, 2, 2, 3), "down": (1, 2, 2, 3)}  # sorted, NaN and None dropped
     assert reference.read({"up": [2, 2.5, 0, 5, float("nan")], "down": [1, 3, 4], "other": [1.0]}) == {
         "up": [50.0, 75.0, 0.0, 100.0, None], "down": [87.5, 12.5, 0.0]}
+    # a flagged reply is at exactly 0, where its value alone would read (0 + 1/2) / 4 = 12.5 % (up) or 87.5 % (down)
+    assert reference.read({"up": [1, 1], "down": [1, 1]}, [[], ["empty"]]) == {"up": [12.5, 0.0], "down": [87.5, 0.0]}
+    with pytest.raises(ValueError, match="1 flags for 2 up scores"):
+        reference.read({"up": [1, 1]}, [[]])
     found, signature = hr.with_percentiles("fake", {"up": [3.0]})
     assert found == {"up_percentiles": [87.5]}  # (3 + 1/2) / 4
     assert signature == ("percentiles:fake|among:DailyDialog test human replies|n:4|seed:0|weights:aaaaaaaaaaaa"
@@ -170,15 +174,17 @@ def test_the_grade_module_adds_percentiles_on_request():
 
     grade = dialeval.load("grade")
     plain = grade.compute(contexts=CONTEXTS, responses=RESPONSES)
-    assert sorted(plain) == ["flags", "grade", "grade_scores", "signature"]  # the default output is unchanged
+    # without percentiles: the mean, the flagged count and the mean over unflagged replies (results.summarize)
+    assert sorted(plain) == ["flagged", "flags", "grade", "grade_scores", "grade_unflagged", "signature"]
+    assert plain["flagged"] == 1 and plain["grade_unflagged"] == plain["grade_scores"][0]
     result = grade.compute(contexts=CONTEXTS, responses=RESPONSES, percentiles=True)
     assert result["grade_scores"] == plain["grade_scores"]
     stored = stored_grade()
-    assert result["grade_percentiles"] == [by_hand(v, stored) for v in plain["grade_scores"]]
-    # flagged (repetitive): scored 0, at the bottom, tied only with the human replies that are themselves
-    # flagged (one of the 200 copies a context turn: echo)
-    assert result["grade_percentiles"][1] == 100 * 0.5 * stored.count(0.0) / len(stored) < 1.0
-    assert result["flags"][1] == ["repetitive"]
+    # flagged (repetitive): scored 0, and its percentile exactly 0, not the mid-rank of its tie with the
+    # human replies that are themselves flagged (one of the 200 copies a context turn: echo; 0.25 before)
+    assert stored.count(0.0) > 0 and result["flags"][1] == ["repetitive"]
+    assert result["grade_percentiles"] == [by_hand(plain["grade_scores"][0], stored), 0.0]
+    assert result["grade_percentile"] == pytest.approx(result["grade_percentiles"][0] / 2, rel=1e-12)
     assert result["percentiles_signature"].startswith("percentiles:grade|among:DailyDialog test human replies|n:200")
     with pytest.raises(ValueError, match=r"no human reference of grade with options .*'graph': False.*"
                                          r"--option graph=false"):
