@@ -140,3 +140,83 @@ def test_the_trainer_hook_skips_and_counts_rows_whose_labels_are_fully_masked():
         logged = compute_metrics(_Tokenizer(), metrics=["multiref"],
                                  options={"multiref": {"metrics": ["bleu1"]}})(Prediction())
     assert logged == {"skipped_rows": 1.0, "multiref_bleu1": pytest.approx(1.0)}
+
+
+# -- the readings beside the mean (issue 54, item 3): flagged, <score>_unflagged, <score>_percentile ------
+
+
+def _reference(metric, sub, values):
+    """A stored human reference of ``metric``'s ``sub`` holding ``values`` (the arithmetic only)."""
+    from dialeval.scoring.human_reference import HumanReference
+
+    return HumanReference(metric, {}, {sub: tuple(sorted(values))}, {"source": "test", "n": len(values), "seed": 0},
+                          "metric:test")
+
+
+@pytest.mark.parametrize("metric,sub,scale", DIRECTED, ids=[f"{m}-{s}" for m, s, _ in DIRECTED])
+def test_replacing_replies_by_flagged_ones_never_raises_the_mean_percentile(metric, sub, scale):
+    """Random systems of 30 items against a random human reference of 40 (both spread over the
+    scale, with ties at the worst value, where a flagged reply's value used to read a mid-rank above
+    0): flagging any random subset lowers or keeps the mean percentile, and lowers it strictly when
+    a flagged item's percentile was above 0."""
+    from dialeval.core.results import percentile_means
+
+    rng = np.random.default_rng(abs(hash(("percentile", metric, sub))) % 2**32)
+    low = scale.low if scale.low is not None else (scale.floor if scale.floor is not None else -10.0)
+    high = scale.high if scale.high is not None else 50.0
+    bad = worst(scale)
+    for _ in range(50):
+        humans = list(rng.uniform(low, high, 40)) + [bad] * 3
+        reference = _reference(metric, sub, humans)
+        values = list(rng.uniform(low, high, 30))
+        values[:2] = [bad, bad]  # real replies at the worst value: a mid-rank percentile, above 0
+        flags = [["empty"] if flagged else [] for flagged in rng.random(30) < rng.random()]
+        before = reference.percentiles(sub, values, [[]] * 30)
+        after = reference.percentiles(sub, apply_policy({sub: values}, flags, {sub: scale})[sub], flags)
+        assert all(a == 0.0 for a, f in zip(after, flags) if f) and min(before[:2]) > 0
+        mean_before = percentile_means({sub: before})[f"{sub}_percentile"]
+        mean_after = percentile_means({sub: after})[f"{sub}_percentile"]
+        assert mean_after <= mean_before + 1e-12
+        if any(f for f in flags):
+            assert mean_after < mean_before
+
+
+def test_fed_with_four_of_eight_replies_blanked_reads_the_unflagged_mean_the_count_and_a_lower_percentile(tmp_path):
+    """The issue's example on a tiny random GPT-2 (FED's real model is minutes on CPU): 8
+    conversations, then the same with 4 replies blanked. Each directed mean falls (the blanked ones
+    at FED's floor, -1000, make it unreadable); ``<score>_unflagged`` is the mean of the 4 unflagged
+    replies' scores, in FED's own units; ``flagged`` is 4; and the mean percentile among human
+    replies (here a reference of the tiny model's scores of the 8 real replies) falls, with every
+    blanked reply at 0."""
+    from dialeval.core.results import percentile_means
+    from dialeval.fed.scales import scales as fed_scales
+    from dialeval.fed.scorer import FEDScorer
+    from tiny_lm import tiny_gpt2
+
+    turns = ["Hi! How are you doing today?", "I'm doing well, thanks for asking. What about you?",
+             "I just got back from a long walk in the park with my dog.", "Do you like to read books?",
+             "I mostly read science fiction and some history.", "What kind of music do you listen to?",
+             "I love jazz, rock and a bit of classical music.", "Have you ever been to Paris?",
+             "I visited last year and saw the Eiffel Tower.", "Sorry, I don't know what you mean."]
+    conversations = [[turns[i], turns[i + 1]] for i in range(8)]
+    blanked = [c if i % 2 else [c[0], ""] for i, c in enumerate(conversations)]
+    scorer = FEDScorer(tiny_gpt2(tmp_path))
+    full, half = scorer.score(conversations), scorer.score(blanked)
+    assert full["flagged"] == 0 and half["flagged"] == 4
+    assert [bool(f) for f in half["flags"]] == [True, False] * 4
+    scores = [k[: -len("_unflagged")] for k in half if k.endswith("_unflagged")]
+    assert "turn_overall" in scores and worst(fed_scales()["turn_overall"]) == -1000
+    # the issue's unreadable mean: about -500 with half the replies at the floor, the unflagged mean a score
+    assert half["turn_overall"] < -400 and abs(half["turn_overall_unflagged"]) < 100
+    for score in scores:
+        kept = [v for v, f in zip(half[f"{score}_scores"], half["flags"]) if not f]
+        assert half[f"{score}_unflagged"] == pytest.approx(sum(kept) / 4, rel=1e-12)
+        bad = worst(fed_scales()[score])  # a bound, or FED's floor -1000 for a log-likelihood difference
+        assert half[score] == pytest.approx((sum(kept) + 4 * bad) / 8, rel=1e-12)
+        assert half[score] < full[score] and full[f"{score}_unflagged"] == pytest.approx(full[score], rel=1e-12)
+        reference = _reference("fed", score, full[f"{score}_scores"])
+        read = {label: reference.percentiles(score, result[f"{score}_scores"], result["flags"])
+                for label, result in (("full", full), ("half", half))}
+        assert [p for p, f in zip(read["half"], half["flags"]) if f] == [0.0] * 4
+        means = {label: percentile_means({score: p})[f"{score}_percentile"] for label, p in read.items()}
+        assert 0 < means["half"] < means["full"]
