@@ -17,7 +17,7 @@ import pytest
 
 from dialeval import registry
 from dialeval.core.degenerate import apply_policy, worst
-from dialeval.core.results import mean
+from dialeval.core.results import ItemScores, mean
 from dialeval.models.shipped import shipped_dir
 
 DIRECTED = [(spec.name, sub, scale) for spec in registry.specs() for sub, scale in spec.scales().items()
@@ -114,7 +114,9 @@ def test_the_trainer_hook_logs_a_lower_mean_when_generations_are_empty(monkeypat
 
     monkeypatch.setitem(runners.RUNNERS, "fed", fake_fed)
     logged = compute_metrics(_Tokenizer(), metrics=["fed"])(Prediction())
-    assert logged == {"skipped_rows": 0.0, "fed_turn_overall": pytest.approx((8.0 + 5.0 - 1000.0) / 3)}
+    # the mean counts the empty generation at the floor; beside it the count and the mean of the other two
+    assert logged == {"skipped_rows": 0.0, "fed_turn_overall": pytest.approx((8.0 + 5.0 - 1000.0) / 3, rel=1e-12),
+                      "fed_turn_overall_unflagged": pytest.approx((8.0 + 5.0) / 2, rel=1e-12), "fed_flagged": 1.0}
 
 
 class _Tokenizer:
@@ -136,10 +138,48 @@ def test_the_trainer_hook_skips_and_counts_rows_whose_labels_are_fully_masked():
         predictions = np.array([[1, 2, 3], [4, 5, 0], [1, 2, 0]])
         label_ids = np.array([[1, 2, 3], [-100, -100, -100], [1, 2, -100]])
 
-    with pytest.warns(UserWarning, match="1 of 3 evaluation rows have no reference"):
+    with pytest.warns(UserWarning, match="1 of 3 evaluation rows have no reference .*skipped by multiref, counted"):
         logged = compute_metrics(_Tokenizer(), metrics=["multiref"],
                                  options={"multiref": {"metrics": ["bleu1"]}})(Prediction())
-    assert logged == {"skipped_rows": 1.0, "multiref_bleu1": pytest.approx(1.0)}
+    assert logged == {"skipped_rows": 1.0, "multiref_bleu1": pytest.approx(1.0, rel=1e-12),
+                      "multiref_bleu1_unflagged": pytest.approx(1.0, rel=1e-12), "multiref_flagged": 0.0}
+
+
+def test_reference_free_metrics_score_rows_whose_labels_are_fully_masked_given_contexts(monkeypatch):
+    """With ``contexts``, a reference-free metric (its spec's demo choices need no references: fed)
+    scores the row whose label is fully masked, and its empty generation is counted as flagged; a
+    metric that needs references (multiref) still skips it, counted in ``skipped_rows``. Without
+    ``contexts`` every metric skips it."""
+    from dialeval.scoring import runners
+    from dialeval.fed.scales import scales
+    from dialeval.integrations import compute_metrics, needs_references
+
+    seen = []
+
+    def fake_fed(items, **options):  # FED's scales and policy over a score of the response's length
+        seen.append([it["response"] for it in items])
+        per_item = {"turn_overall": [float(len(it["response"])) for it in items]}
+        flags = [["empty"] if not it["response"] else [] for it in items]
+        return ItemScores(apply_policy(per_item, flags, scales()), "metric:fed", flags)
+
+    class Prediction:
+        predictions = np.array([[1, 1, 1], [0, 0, 0], [1, 2, 0]])
+        label_ids = np.array([[1, 1, 1], [-100, -100, -100], [1, 2, -100]])
+
+    assert not needs_references("fed") and needs_references("multiref")
+    monkeypatch.setitem(runners.RUNNERS, "fed", fake_fed)
+    with pytest.warns(UserWarning, match=r"1 of 3 .*skipped by multiref \(scored by fed, which need none\)"):
+        logged = compute_metrics(_Tokenizer(), metrics=["fed", "multiref"], contexts=[["a"], ["b"], ["c"]],
+                                 options={"multiref": {"metrics": ["bleu1"]}})(Prediction())
+    assert seen == [["w1 w1 w1", "", "w1 w2"]]
+    assert logged == {"skipped_rows": 1.0, "fed_turn_overall": pytest.approx((8.0 - 1000.0 + 5.0) / 3, rel=1e-12),
+                      "fed_turn_overall_unflagged": pytest.approx(6.5, rel=1e-12), "fed_flagged": 1.0,
+                      "multiref_bleu1": pytest.approx(1.0, rel=1e-12),
+                      "multiref_bleu1_unflagged": pytest.approx(1.0, rel=1e-12), "multiref_flagged": 0.0}
+    seen.clear()
+    with pytest.warns(UserWarning, match="1 of 3 .*skipped by fed, counted"):
+        logged = compute_metrics(_Tokenizer(), metrics=["fed"])(Prediction())
+    assert seen == [["w1 w1 w1", "w1 w2"]] and logged["skipped_rows"] == 1.0 and logged["fed_flagged"] == 0.0
 
 
 # -- the readings beside the mean (issue 54, item 3): flagged, <score>_unflagged, <score>_percentile ------
