@@ -191,6 +191,12 @@ def test_the_grade_module_adds_percentiles_on_request():
         grade.compute(contexts=CONTEXTS, responses=RESPONSES, graph=False, percentiles=True)
 
 
+def dialeval_grade(rows):
+    import dialeval
+
+    return dialeval.load("grade").compute(contexts=[r["context"] for r in rows], responses=[r["response"] for r in rows])
+
+
 def test_score_and_compare_report_percentiles(tmp_path, capsys):
     from dialeval.cli import main
 
@@ -201,8 +207,9 @@ def test_score_and_compare_report_percentiles(tmp_path, capsys):
     assert main(["score", "--metric", "grade", "--input", str(source), "--output", str(out), "--percentiles"]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     stored = stored_grade()
-    assert [line["percentiles"] for line in lines] == [{"grade": by_hand(line["scores"]["grade"], stored)}
+    assert [line["percentiles"] for line in lines] == [{"grade": 0.0 if line["flags"] else by_hand(line["scores"]["grade"], stored)}
                                                        for line in lines]
+    assert lines[1]["flags"] == ["repetitive"] and lines[1]["percentiles"] == {"grade": 0.0}  # 0.25 as a mid-rank
     assert lines[0]["percentiles_signature"].startswith("percentiles:grade|")
     capsys.readouterr()
     assert main(["score", "--metric", "grade", "--input", str(source), "--output", str(out)]) == 2  # no flag: refused
@@ -216,10 +223,19 @@ def test_score_and_compare_report_percentiles(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     entry = result["metrics"]["grade"]
     assert entry["percentiles"]["among"] == "human replies on DailyDialog test (n=200, seed 0)"
+    scored = {name: [json.loads(line) for line in path.read_text().splitlines()]
+              for name, path in (("in", source), ("echo", echo))}
     for system in entry["scores"]["grade"]["systems"]:
-        assert system["percentile"] == pytest.approx(by_hand(system["mean"], stored))
+        # the mean of the items' percentiles (the echoes flagged: at 0), not the percentile of the mean
+        grade = dialeval_grade(scored[system["name"]])
+        expected = [0.0 if f else by_hand(v, stored) for v, f in zip(grade["grade_scores"], grade["flags"])]
+        assert system["percentile"] == pytest.approx(sum(expected) / len(expected), rel=1e-12)
+        assert system["flagged"] == sum(map(bool, grade["flags"]))
+        assert system["unflagged"] == (None if all(grade["flags"]) else pytest.approx(grade["grade_unflagged"], rel=1e-12))
+    assert {s["name"]: s["flagged"] for s in entry["scores"]["grade"]["systems"]} == {"in": 1, "echo": 2}
     assert main(["compare", str(source), str(echo), "--metric", "grade", "--percentiles", "--quiet",
                  "--resamples", "50", "--permutations", "50"]) == 0
     report = capsys.readouterr().out
-    assert "| rank | system | mean | 95 % interval | percentile |" in report
+    assert "| rank | system | mean | 95 % interval | flagged | mean unflagged | mean percentile |" in report
+    assert "| echo | 0 | [0, 0] | 2 | - | 0 |" in report
     assert math.isfinite(entry["scores"]["grade"]["systems"][0]["percentile"])
