@@ -60,10 +60,9 @@ def cmd_examples(args: argparse.Namespace) -> int:
 def add_readings(entry: dict[str, Any], metric: str, options: Mapping[str, Any], items: Sequence[Mapping[str, Any]],
                  per_item: Mapping[str, list[float]], flags: Flags) -> None:
     """Beside ``entry["scores"]`` of one example job: per sub-score the items' ``flags``, their
-    ``percentiles`` among human replies where a stored reference matches the job's options (a flagged
-    item at 0; ``percentiles_among`` names the reference, ``no_percentiles`` says why a judged metric
-    has none) and the ``summary`` of :mod:`dialeval.core.results` (``mean``, ``flagged``,
-    ``unflagged``, ``percentile``)."""
+    ``percentiles`` among human replies where a stored reference matches the job's options and holds
+    the sub-score (a flagged item at 0; ``percentiles_among`` names the reference) and the ``summary``
+    of :mod:`dialeval.core.results` (``mean``, ``flagged``, ``unflagged``, ``percentile``)."""
     from dialeval.scoring.human_reference import load_reference, reference_signature
 
     percentiles: dict[str, list[float | None]] = {}
@@ -72,8 +71,8 @@ def add_readings(entry: dict[str, Any], metric: str, options: Mapping[str, Any],
             reference = load_reference(metric, options, any(it.get("references") for it in items))
             percentiles = reference.read(per_item, flags)
             entry.setdefault("percentiles_among", {})[reference.label] = reference_signature(reference)
-        except ValueError as e:  # a stale reference, other options than the stored one's
-            entry.setdefault("no_percentiles", []).append(str(e))
+        except ValueError:  # no reference of these options, a stale one, none of these sub-scores: no percentile
+            pass
     readings = flag_summary(per_item, flags, directed(per_item, registry.spec(metric).scales()))
     means = percentile_means(percentiles)
     for sub, values in per_item.items():
