@@ -23,8 +23,10 @@ every degenerate response (:mod:`dialeval.core.degenerate`) they get each sub-sc
 (a bound, or the declared floor of an unbounded score), so they lower the logged means and are
 never left out of them; ``<metric>_flagged`` counts them. A row without a reference (a label row
 fully masked to ``-100``, or empty ``references``) is scored by the reference-free metrics
-(:func:`needs_references`) when ``contexts`` are given; the metrics that need references, and every
-metric without ``contexts``, skip it, with a warning, and it is counted in the logged ``skipped_rows``.
+(:func:`needs_references`) when ``contexts`` are given (one that reads references when it has them,
+the combined metric, scores such rows in a call of their own, so that the other rows keep the
+scores they get with their references); the metrics that need references, and every metric without
+``contexts``, skip it, with a warning, and it is counted in the logged ``skipped_rows``.
 
 Example (``Seq2SeqTrainingArguments(predict_with_generate=True)``; for a causal LM ``Trainer`` pass
 ``preprocess_logits_for_metrics=lambda logits, labels: logits.argmax(-1)``)::
@@ -136,11 +138,23 @@ def compute_metrics(
                           f"masked to {ignore_index}, or empty references); skipped by {', '.join(skipping)}"
                           + (f" (scored by {', '.join(scored_by)}, which need none)" if scored_by else "")
                           + f", counted in '{SKIPPED}'", stacklevel=2)
+        without_references = [it for it in items if not it["references"]]
         for name in names:
-            scored = with_references if name in skipping else items
-            if scored:
-                scores = get_runner(name)(scored, **options.get(name, {}))
-                out.update(logged_means(name, scores[0], flags_of(scores, scored)))
+            if name in skipping:
+                groups = [with_references]
+            elif registry.spec(name).behaviour.reads_references:  # its scores change with references: a call
+                groups = [with_references, without_references]   # per kind, so that rows without one change
+            else:                                                 # nothing for the rows with one
+                groups = [items]
+            per_item: dict[str, list[float]] = {}
+            flags: list[list[str]] = []
+            for group in (g for g in groups if g):
+                scores = get_runner(name)(group, **options.get(name, {}))
+                for sub, values in scores[0].items():
+                    per_item.setdefault(sub, []).extend(values)
+                flags += flags_of(scores, group)
+            if flags:
+                out.update(logged_means(name, per_item, flags))
         return out
 
     return score

@@ -260,3 +260,30 @@ def test_fed_with_four_of_eight_replies_blanked_reads_the_unflagged_mean_the_cou
         assert [p for p, f in zip(read["half"], half["flags"]) if f] == [0.0] * 4
         means = {label: percentile_means({score: p})[f"{score}_percentile"] for label, p in read.items()}
         assert 0 < means["half"] < means["full"]
+
+
+def test_a_metric_reading_references_scores_the_rows_without_one_in_a_call_of_their_own(monkeypatch):
+    """combined reads references when every item has them (Behaviour.reads_references): the masked
+    row is scored in its own call, so the rows with a reference keep the scores they get with it."""
+    from dialeval import registry
+    from dialeval.integrations import compute_metrics, needs_references
+    from dialeval.scoring import runners
+
+    calls = []
+
+    def fake_combined(items, **options):  # 1 with references, 0.5 without; a blank reply flagged at 0
+        calls.append([it["response"] for it in items])
+        refs = all(it["references"] for it in items)
+        flags = [["empty"] if not it["response"] else [] for it in items]
+        return ItemScores({"combined": [0.0 if f else (1.0 if refs else 0.5) for f in flags]}, "metric:combined", flags)
+
+    class Prediction:
+        predictions = np.array([[1, 1, 1], [2, 0, 0], [0, 0, 0]])
+        label_ids = np.array([[1, 1, 1], [-100, -100, -100], [1, 2, -100]])
+
+    assert registry.spec("combined").behaviour.reads_references and not needs_references("combined")
+    monkeypatch.setitem(runners.RUNNERS, "combined", fake_combined)
+    logged = compute_metrics(_Tokenizer(), metrics=["combined"], contexts=[["a"], ["b"], ["c"]])(Prediction())
+    assert calls == [["w1 w1 w1", ""], ["w2"]]
+    assert logged == {"skipped_rows": 0.0, "combined_combined": pytest.approx((1.0 + 0.0 + 0.5) / 3, rel=1e-12),
+                      "combined_combined_unflagged": pytest.approx(0.75, rel=1e-12), "combined_flagged": 1.0}
