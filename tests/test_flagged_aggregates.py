@@ -287,3 +287,22 @@ def test_a_metric_reading_references_scores_the_rows_without_one_in_a_call_of_th
     assert calls == [["w1 w1 w1", ""], ["w2"]]
     assert logged == {"skipped_rows": 0.0, "combined_combined": pytest.approx((1.0 + 0.0 + 0.5) / 3, rel=1e-12),
                       "combined_combined_unflagged": pytest.approx(0.75, rel=1e-12), "combined_flagged": 1.0}
+
+
+def test_summarize_reads_flagged_and_unflagged_beside_each_directed_mean_only():
+    """By hand: a count (no direction) gets no unflagged mean; a NaN (does not apply) is left out of
+    both means; with every item flagged the unflagged mean is NaN, never a number."""
+    from dialeval.core.results import summarize
+    from dialeval.holistic.scales import SCALES
+
+    per_item = {"consistency": [0.5, 0.0, 0.75, math.nan], "consistency_pairs": [2.0, 0.0, 3.0, 1.0]}
+    out = summarize(per_item, "metric:x", [[], ["empty"], [], []], SCALES)
+    assert list(out) == ["consistency", "consistency_unflagged", "consistency_scores", "consistency_pairs",
+                         "consistency_pairs_scores", "signature", "flags", "flagged"]
+    assert out["consistency"] == pytest.approx(1.25 / 3, rel=1e-12)
+    assert out["consistency_unflagged"] == pytest.approx(1.25 / 2, rel=1e-12) and out["flagged"] == 1
+    assert out["flags"] == [[], ["empty"], [], []]
+    everything = summarize({"consistency": [0.0, 0.0]}, "metric:x", [["empty"], ["repetitive"]], SCALES)
+    assert everything["flagged"] == 2 and math.isnan(everything["consistency_unflagged"])
+    assert list(summarize(per_item, "metric:x")) == ["consistency", "consistency_scores", "consistency_pairs",
+                                                     "consistency_pairs_scores", "signature"]  # no flags given
