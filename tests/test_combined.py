@@ -167,6 +167,8 @@ def test_evaluate_module_scores_through_the_runner_and_checks_its_inputs(stub_co
     expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [0.2, 0.4]})
     assert result["combined_scores"] == pytest.approx([expected[0], 0.0])
     assert result["flags"] == [[], ["empty"]]
+    # beside the mean (the empty reply at 0): the flagged count and the mean over the other reply
+    assert result["flagged"] == 1 and result["combined_unflagged"] == pytest.approx(expected[0], rel=1e-12)
     assert result["signature"].startswith("metric:combined|model:")
     with pytest.raises(ValueError, match="unknown option"):
         module.compute(contexts=[["hi"]], responses=["yes"], modle="x")

@@ -179,9 +179,11 @@ def test_batch_size_invariance(tiny):
 
 def test_levels_and_quality_selection(tiny):
     result = FEDScorer(tiny, qualities=["interesting", "coherent"]).score(CONVERSATIONS[:1], level="both")
-    assert sorted(k for k in result if not k.endswith("_scores")) == [
-        "dialog_coherent", "dialog_overall", "flags", "signature", "turn_interesting", "turn_overall",
+    assert sorted(k for k in result if not k.endswith(("_scores", "_unflagged"))) == [
+        "dialog_coherent", "dialog_overall", "flagged", "flags", "signature", "turn_interesting", "turn_overall",
     ]
+    assert sorted(k[: -len("_unflagged")] for k in result if k.endswith("_unflagged")) == [
+        "dialog_coherent", "dialog_overall", "turn_interesting", "turn_overall"]
     assert result["turn_overall"] == result["turn_interesting"]
     turn_only = FEDScorer(tiny).score(CONVERSATIONS[:1], level="turn")
     assert not any(k.startswith("dialog_") for k in turn_only)

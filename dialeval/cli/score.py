@@ -98,12 +98,13 @@ def _score_lines(args: argparse.Namespace, items: list[dict], lines: list[int], 
                 "(another model or version); pass --overwrite to start again, or another --output")
         expected = signature
         per_item, _ = item_scores
+        chunk_flags = flags_of(item_scores, chunk)
         records = [{"line": lines[start + k], "id": item.get("id"),
                     "scores": {name: values[k] for name, values in per_item.items()}, "flags": flags,
                     "signature": signature}
-                   for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk)))]
+                   for k, (item, flags) in enumerate(zip(chunk, chunk_flags))]
         if reference is not None:
-            read = reference.read(per_item)
+            read = reference.read(per_item, chunk_flags)  # a flagged reply at 0
             for k, record in enumerate(records):
                 record["percentiles"] = {name: values[k] for name, values in read.items()}
                 record["percentiles_signature"] = reference_signature(reference)

@@ -271,8 +271,8 @@ class FEDScorer:
                         per_mode[m].setdefault(name, []).append(value)
         scales = fed_scales()
         return {
-            m: {**summarize(apply_policy(per_mode[m], flags, scales),
-                            make_signature("fed", model=self.model_name, mode=m, level=level)), "flags": flags}
+            m: summarize(apply_policy(per_mode[m], flags, scales),
+                         make_signature("fed", model=self.model_name, mode=m, level=level), flags, scales)
             for m in modes
         }
 

@@ -55,9 +55,10 @@ SPEC = MetricSpec(
         for model in (STAND_IN, "dialeval/smollm2-dialogue", "smollm2-135m-instruct")}) for level in LEVELS},
     # FED scores dialog-level qualities on fed-dialog only, turn-level ones elsewhere
     grid_jobs=(Job("fed", "fed", {}, ("turn_overall", "dialog_overall"), options_for=dialog_level_on("fed-dialog")),),
-    # The paper's Eq. 1: with the local stand-ins for DialoGPT it correlates far better with humans
-    # than the authors' whole-string loss (metrics/fed/README.md).
-    example_jobs=({"mode": "conditional"},),
+    # The default mode, conditional (the paper's Eq. 1): with the local stand-ins for DialoGPT it
+    # correlates far better with humans than the authors' whole-string loss (metrics/fed/README.md).
+    # Left to the default, so that the stored human reference (keyed by the options given) matches.
+    example_jobs=({},),
     headline=("turn_overall", "turn_interesting", "turn_relevant", "turn_fluent"),
     example_note=fallback_note(PAPER_MODEL, STAND_IN),  # DialoGPT-large unreachable: the bundled adapter
     cards={FED_LOCAL_MODEL: CardSpec(

@@ -263,8 +263,7 @@ class FULLScorer:
                 per_variant[name].append(value)
         scales = full_scales()
         return {
-            name: {**summarize(apply_policy({"full": values}, flags, scales), self.signature(name, level)),
-                   "flags": flags}
+            name: summarize(apply_policy({"full": values}, flags, scales), self.signature(name, level), flags, scales)
             for name, values in per_variant.items()
         }
 

@@ -292,10 +292,7 @@ class LikelihoodScorer:
         signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
                                    cutoff=cutoff_label or how)
         per_item = apply_policy({aspect: normalised, f"{aspect}_raw": raw}, flags, SCALES)
-        result = summarize(per_item, signature)
-        result[f"{aspect}_cutoff"] = value
-        result["flags"] = flags
-        return result
+        return {**summarize(per_item, signature, flags, SCALES), f"{aspect}_cutoff": value}
 
     def score_pmi(self, responses: Sequence[str], queries: Sequence[Any] | None, weight: float, cutoff: Any = "model",
                   progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None,
@@ -320,7 +317,7 @@ class LikelihoodScorer:
                                    pmi=f"{weight:g}", cutoff=cutoff_label or how)
         normalised = logistic(pmi, anchors) if scored else pmi
         per_item = apply_policy({"coherence": normalised, "coherence_raw": raw, "coherence_pmi": pmi}, flags, SCALES)
-        return {**summarize(per_item, signature), "coherence_anchors": list(anchors), "flags": flags}
+        return {**summarize(per_item, signature, flags, SCALES), "coherence_anchors": list(anchors)}
 
 
 # -- the evaluate module's arguments ----------------------------------------------------------------
@@ -397,7 +394,7 @@ def diversity(response_groups: Sequence[Sequence[str]]) -> dict[str, Any]:
     flags = [[] if texts else sorted({flag for f in fl for flag in f}) for texts, fl in zip(kept, member_flags)]
     per_item = {f"entropy{n}": [ngram_entropy(texts, n) for texts in kept] for n in ENTROPY_ORDERS}
     per_item["diversity"] = [float(np.mean(v)) for v in zip(*per_item.values())]
-    return {**summarize(apply_policy(per_item, flags, SCALES), diversity_signature()), "flags": flags}
+    return summarize(apply_policy(per_item, flags, SCALES), diversity_signature(), flags, SCALES)
 
 
 # -- logical self-consistency ------------------------------------------------------------------------
@@ -460,6 +457,6 @@ class ConsistencyScorer:
             "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
             "consistency_pairs": [float(len(p)) for p in per_response],
         }
-        result = summarize(apply_policy(per_item, flags, SCALES),
-                           make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")))
-        return {**result, "flags": flags}
+        return summarize(apply_policy(per_item, flags, SCALES),
+                         make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom")),
+                         flags, SCALES)
