@@ -1,0 +1,164 @@
+"""dialeval.core.progress: the reporter's lines on a fake clock (no sleeping)."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from dialeval.core import progress
+from dialeval.core.progress import DELAY, INTERVAL, Progress, duration, plural, rate_text
+
+
+class Clock:
+    """A clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+    def tick(self, seconds: float) -> None:
+        self.now += seconds
+
+
+@pytest.fixture(autouse=True)
+def _quiet_env(monkeypatch):
+    monkeypatch.delenv(progress.ENV, raising=False)
+    monkeypatch.delenv("DIALEVAL_VERBOSE", raising=False)
+
+
+def lines(stream: io.StringIO) -> list[str]:
+    return stream.getvalue().splitlines()
+
+
+def test_formats():
+    assert duration(90) == "1:30"
+    assert duration(59.6) == "1:00"
+    assert duration(3725) == "1:02:05"
+    assert [plural(u) for u in ("item", "reply", "batch", "day")] == ["items", "replies", "batches", "days"]
+    assert rate_text(2.5, "item") == "2.5 items/s"
+    assert rate_text(1 / 3, "item") == "3.0 s/item"
+
+
+def test_silent_under_the_delay_then_time_left():
+    """Nothing before DELAY seconds, however many steps; then 10 of 40 items in 30 s -> 90 s left."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(40, "fed on usr.jsonl", clock=clock, stream=out) as bar:
+        for _ in range(9):
+            clock.tick((DELAY - 0.5) / 9)
+            bar.update()
+        assert out.getvalue() == ""
+        clock.tick(30 - (DELAY - 0.5))
+        bar.update()  # 10 items at 30 s
+        assert lines(out) == ["fed on usr.jsonl: 10/40 items (25%), 3.0 s/item, 1:30 left"]
+    assert lines(out)[-1] == "fed on usr.jsonl: 10/40 items in 0:30 (3.0 s/item)"
+
+
+def test_a_short_run_prints_nothing_at_all():
+    clock, out = Clock(), io.StringIO()
+    with Progress(3, "multiref", clock=clock, stream=out) as bar:
+        for _ in range(3):
+            clock.tick(1)
+            bar.update()
+    assert out.getvalue() == ""
+
+
+def test_lines_at_most_every_interval_and_resumed_items_do_not_count_as_fast():
+    """A resumed run (initial=100) rates only the items of this run: 20 items in 40 s, 80 left -> 160 s."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(200, "grid", initial=100, clock=clock, stream=out) as bar:
+        for _ in range(20):
+            clock.tick(2)
+            bar.update()
+    assert lines(out)[:-1] == [
+        "grid: 105/200 items (52%), 2.0 s/item, 3:10 left",  # 5 items in 10 s: 95 left -> 190 s
+        "grid: 110/200 items (55%), 2.0 s/item, 3:00 left",
+        "grid: 115/200 items (57%), 2.0 s/item, 2:50 left",
+        "grid: 120/200 items (60%), 2.0 s/item, 2:40 left",
+    ]
+    assert INTERVAL == 10.0
+
+
+def test_the_interval_grows_with_the_run():
+    """After 300 s a line every 30 s (a tenth of the time so far), never rarer than every 60 s."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(10_000, "fed", clock=clock, stream=out) as bar:
+        clock.tick(300)
+        bar.update()
+        written = len(lines(out))
+        clock.tick(25)
+        bar.update()
+        assert len(lines(out)) == written
+        clock.tick(10)
+        bar.update()
+        assert len(lines(out)) == written + 1
+        clock.tick(5000)
+        bar.update()
+        clock.tick(61)
+        bar.update()
+        assert len(lines(out)) == written + 3
+
+
+def test_nested_levels_in_one_line_and_a_long_step_shows_time_so_far():
+    """Combined's components: the outer level without estimate, the inner one with; the watcher's
+    refresh during one long step shows the time so far."""
+    clock, out = Clock(), io.StringIO()
+    with Progress(3, "combined", unit="component", estimate=False, clock=clock, stream=out) as components:
+        components.set_label("component 1/3: multiref")
+        with Progress(4, "multiref") as items:
+            clock.tick(1)
+            items.update(4)
+        components.update()
+        assert out.getvalue() == ""  # a quick component shows nothing
+        components.set_label("component 2/3: fed-turn")
+        with Progress(300, "fed-turn") as items:
+            clock.tick(60)
+            items.update(30)
+            assert lines(out)[-1] == ("combined: component 2/3: fed-turn, 1:01 so far | "
+                                      "fed-turn: 30/300 items (10%), 2.0 s/item, 9:00 left")
+            with Progress(2, "fed", unit="context") as groups:  # one long conversation: no step for minutes
+                clock.tick(DELAY)
+                groups.refresh()  # what the watcher thread calls every second
+                assert lines(out)[-1].endswith(" | fed: 0/2 contexts (0%), 0:10 so far")
+            assert lines(out)[-1] == "fed: 0/2 contexts in 0:10"
+        assert lines(out)[-1].startswith("fed-turn: 30/300 items in 1:10")
+
+
+def test_turned_off_by_option_by_an_outer_silent_level_and_by_the_environment(monkeypatch):
+    clock, out = Clock(), io.StringIO()
+    with Progress(10, "a", enabled=False, clock=clock, stream=out) as bar:
+        with Progress(10, "b") as inner:
+            clock.tick(100)
+            inner.update()
+            bar.update()
+    with progress.silenced():
+        with Progress(10, "c", clock=clock, stream=out) as bar:
+            clock.tick(100)
+            bar.update()
+    monkeypatch.setenv(progress.ENV, "0")
+    with Progress(10, "d", clock=clock, stream=out) as bar:
+        clock.tick(100)
+        bar.update()
+    assert out.getvalue() == ""
+
+
+def test_verbose_shows_from_the_first_step(monkeypatch):
+    monkeypatch.setenv("DIALEVAL_VERBOSE", "1")
+    clock, out = Clock(), io.StringIO()
+    with Progress(2, "examples", unit="metric", clock=clock, stream=out) as bar:
+        bar.update()
+    assert lines(out) == ["examples: 1/2 metrics (50%), 0:00 so far", "examples: 1/2 metrics in 0:00"]
+
+
+def test_levels_of_other_threads_do_not_nest():
+    import threading
+
+    clock, out = Clock(), io.StringIO()
+    seen = {}
+    with Progress(1, "main", clock=clock, stream=out):
+        thread = threading.Thread(target=lambda: seen.update(depth=len(Progress(1, "other", enabled=False).session.stack)))
+        thread.start()
+        thread.join()
+    assert seen == {"depth": 1}
