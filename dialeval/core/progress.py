@@ -34,7 +34,7 @@ import os
 import sys
 import threading
 import time
-from typing import Callable, Iterator, TextIO
+from typing import Callable, Iterable, Iterator, TextIO, TypeVar
 
 from dialeval.core.quiet import verbose
 
@@ -45,6 +45,7 @@ MAX_INTERVAL = 60.0  # ... and at most, once the run is long
 WATCH_EVERY = 1.0  # seconds between two looks of the watcher thread
 
 Clock = Callable[[], float]
+T = TypeVar("T")
 
 
 def env_allows() -> bool:
@@ -134,6 +135,12 @@ class Progress:
         """``n`` more steps done; a line when one is due."""
         self.done += n
         self.refresh()
+
+    def each(self, steps: Iterable[T]) -> Iterator[T]:
+        """The steps one by one, each counted done when the next one is asked for (or the loop ends)."""
+        for step in steps:
+            yield step
+            self.update()
 
     def set_label(self, label: str) -> None:
         """What the level is doing now, shown instead of its count (``component 2/6: fed-turn``)."""
