@@ -198,3 +198,56 @@ def test_combined_shows_each_component_and_its_items(monkeypatch, tmp_path):
         "combined: 8/8 components in 2:03 (15.4 s/component)",
         "combined on set: 40/40 items in 2:03 (3.1 s/item)",
     ]
+
+
+EXAMPLES_RUN = """
+import sys
+from dialeval.core import progress
+from dialeval.core.results import ItemScores
+from dialeval.scoring import runners
+
+progress.DELAY = 0.0  # a run shows its progress from the start unless it is silenced
+
+def runner(items, **options):  # multiref's place: loads a tiny LM as FED's runner does, scores nothing
+    from dialeval.core.lm_loading import load_causal_lm
+
+    load_causal_lm(sys.argv[1])
+    return ItemScores({"bleu2": [0.5] * len(items)}, "metric:multiref|version:x", [[] for _ in items])
+
+runners.RUNNERS["multiref"] = runner
+assert "transformers" not in sys.modules  # as in a fresh `dialeval` process
+from dialeval.cli import main
+sys.exit(main(["examples", "--metrics", "multiref", *sys.argv[2:]]))
+"""
+
+
+@pytest.mark.slow
+def test_examples_is_quiet_by_default_and_verbose_shows_progress_and_loading_bars(tmp_path):
+    """`dialeval examples` in a fresh process (transformers imported only when a model loads), with
+    multiref's runner replaced by one that loads a tiny LM and progress shown from the start: nothing
+    on stderr by default; with --verbose transformers' "Loading weights" bar and the per-metric
+    progress line."""
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    from tiny_lm import tiny_gpt2
+
+    tiny_gpt2(tmp_path)
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(root), os.environ.get("PYTHONPATH", "")])}
+    env.pop(progress.ENV, None)
+    env.pop("DIALEVAL_VERBOSE", None)
+
+    def run(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([sys.executable, "-c", EXAMPLES_RUN, str(tmp_path), *args], env=env,
+                              capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    quiet, verbose = run(), run("--verbose")
+    assert quiet.stderr == ""
+    assert "Loading weights" in verbose.stderr
+    assert "examples: multiref: 6/6 items in 0:" in verbose.stderr
+    assert "0.500" in quiet.stdout and quiet.stdout == verbose.stdout

@@ -130,11 +130,9 @@ class LikelihoodScorer:
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
         from dialeval.core.options import check_device, check_number, default_device
-        from dialeval.core.quiet import quiet_third_party
 
         device = check_device(device) or default_device()
         check_number("batch_size", batch_size, minimum=1, integer=True)
-        quiet_third_party(models_next=True)
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
         tensors = functools.cache(lambda: tensor_hash(lm))  # only for a table entry with other files' hash

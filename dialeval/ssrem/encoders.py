@@ -50,6 +50,9 @@ class SentenceEncoder:
                  batch_size: int = 64, max_length: int = 128):
         from transformers import AutoModel, AutoTokenizer
 
+        from dialeval.core.quiet import quiet_third_party
+
+        quiet_third_party(models_next=True)  # no loading bars unless asked
         if name not in SENTENCE_ENCODERS:
             raise ValueError(f"unknown sentence encoder {name!r}; known: {sorted(SENTENCE_ENCODERS)}")
         folder = Path(folder) if folder else SENTENCE_ENCODERS[name]()
