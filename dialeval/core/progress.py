@@ -2,28 +2,29 @@
 short runs.
 
 One reporter, :class:`Progress`, behind every long loop of dialeval: the chunked scoring of
-:func:`dialeval.scoring.cache.scores_for` (items), the LM's batches and FED's and FULL's groups
-(:mod:`dialeval.core.lm`, :mod:`dialeval.core.lm_calls`), the combined metric's components, the grid's
-cells, the behavioural suite's replies. The ``progress`` option those functions take turns it off
-(``progress=False``, ``--quiet``); ``DIALEVAL_PROGRESS=0`` turns every reporter off.
+:func:`dialeval.scoring.cache.scores_for` and ``dialeval score`` (items), the LM's batches and FED's
+and FULL's groups (:mod:`dialeval.core.lm`, :mod:`dialeval.core.lm_calls`), the NLI pairs and the
+sentence encoders' texts, the combined metric's components, the grid's cells, the behavioural suite's
+replies. The ``progress`` option those functions take turns it off (``progress=False``, ``--quiet``);
+``DIALEVAL_PROGRESS=0`` turns every reporter off.
 
 Rules, so that a short run prints nothing and a long one never goes silent:
 
 * Reporters opened while another is open (in the same thread) nest: a line shows every level that
   has run for :data:`DELAY` seconds, outermost first, joined by `` | ``:
-  ``combined on usr.jsonl: 0/300 items, 4:10 so far | combined: component 2/6: fed-turn, 3:05 so far
-  | fed-turn: 112/300 items (37%), 1.9 items/s, 1:39 left``. A reporter opened inside a silent one
+  ``combined on usr.jsonl: 0/300 items (0%), 4:10 so far | combined: component 2/8: fed, 4:10 so far
+  | fed: 112/300 items (37%), 1.9 items/s, 1:39 left``. A reporter opened inside a silent one
   (``progress=False``) is silent too.
 * Nothing before a level has run :data:`DELAY` seconds (0 with ``DIALEVAL_VERBOSE=1``,
   :func:`dialeval.core.quiet.verbose`); then a line at most every :data:`INTERVAL` seconds, an
   interval that grows with the run (a tenth of its time so far, at most :data:`MAX_INTERVAL`), written
-  as the loop advances or, while one step takes long (FED's forward over one long conversation),
-  from a watcher thread that shows the time so far.
+  as the loop advances or, while one step takes long, from a watcher thread that shows the time so
+  far (FED on one 20,000-word conversation is one forward of the LM: its time so far, no estimate).
 * Time left = the items still to do divided by the rate of this run, ``(done - initial) / elapsed``
   (items resumed from a saved chunk do not count as fast ones): 10 of 40 items in 30 s is 1 item per
   3 s, so 30 items left take 90 s. Before the first step, and for a level whose steps differ too much
   to extrapolate (``estimate=False``: combined's components), the time so far instead.
-* A level that was shown writes a last line when it ends: ``fed-turn: 300/300 items in 25:10 (0.20 items/s)``.
+* A level that was shown writes a last line when it ends: ``fed: 300/300 items in 25:10 (5.0 s/item)``.
 * Lines, not a bar redrawn in place: they read the same in a terminal and in a log file.
 """
 
