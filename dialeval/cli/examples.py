@@ -14,8 +14,8 @@ from typing import Any, Mapping, Sequence
 
 from dialeval import registry
 from dialeval.cli.common import read_items
-from dialeval.core.results import (FLAGGED, PERCENTILE, UNFLAGGED, Flags, directed, flag_summary, flags_of, mean,
-                                   percentile_means)
+from dialeval.core.results import (FLAGGED, PERCENTILE, UNFLAGGED, Flags, ItemScores, directed, flag_summary, flags_of,
+                                   mean, percentile_means)
 from dialeval.core.spec import Command
 from dialeval.core.tables import fmt, format_table
 from dialeval.models.shipped import shipped_dir
@@ -29,7 +29,27 @@ RAW_NOTE = ("raw: a value no normalisation has put on a fixed scale (a log-likel
 
 
 def cmd_examples(args: argparse.Namespace) -> int:
-    """Run ``dialeval examples``; the exit status."""
+    """Run ``dialeval examples``; the exit status. Quiet by default: no loading bars, no progress;
+    ``--verbose`` shows both, dialeval's progress from the start (:mod:`dialeval.core.quiet`)."""
+    from dialeval.core.progress import silenced
+    from dialeval.core.quiet import verbose_output
+
+    with verbose_output() if args.verbose else silenced():
+        return _examples(args)
+
+
+def _scored(metric: str, items: list[dict], options: dict[str, Any]) -> ItemScores:
+    """The metric's runner on the items (its scores, signature and flags), with progress per metric
+    (``examples: fed: 8/8 items``)."""
+    from dialeval.core.progress import Progress
+
+    with Progress(len(items), f"examples: {metric}") as bar:
+        scores = get_runner(metric)(items, **options)
+        bar.update(len(items))
+    return scores
+
+
+def _examples(args: argparse.Namespace) -> int:
     from dialeval.models import ModelNotFoundError
 
     items, _, _ = read_items(args.input)
@@ -42,7 +62,7 @@ def cmd_examples(args: argparse.Namespace) -> int:
             continue
         entry = results.setdefault(metric, {"scores": {}, "signatures": [], "skipped": []})
         try:
-            scores = get_runner(metric)(items, **options)
+            scores = _scored(metric, items, options)
         except (ModelNotFoundError, FileNotFoundError) as e:
             entry["skipped"].append(str(e))
             continue
@@ -134,6 +154,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--input", type=Path, default=EXAMPLES)
     p.add_argument("--metrics", nargs="*", choices=sorted(RUNNERS), help="a subset of the metrics")
     p.add_argument("--json", action="store_true")
+    p.add_argument("--verbose", action="store_true",
+                   help="show the models' loading bars and dialeval's progress on standard error (quiet by default)")
 
 
 COMMAND = Command("examples", "score the example dialogues with every offline metric", add_arguments, cmd_examples)

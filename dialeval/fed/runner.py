@@ -40,7 +40,7 @@ def fed_scorer(model: str | None, batch_size: int, device: str | None):
 
 def run_fed(
     items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
-    batch_size: int = 32, device: str | None = None, progress: bool = False,
+    batch_size: int = 32, device: str | None = None, progress: bool = True,
 ) -> ItemScores:
     """FED of each item's conversation, ``context + [response]`` (the response rated at turn level),
     in variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`; the signature names it)."""

@@ -130,11 +130,9 @@ class LikelihoodScorer:
     def __init__(self, model: str | tuple[Any, Any] = DEFAULT_LM, device: str | None = None,
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None):
         from dialeval.core.options import check_device, check_number, default_device
-        from dialeval.core.quiet import quiet_third_party
 
         device = check_device(device) or default_device()
         check_number("batch_size", batch_size, minimum=1, integer=True)
-        quiet_third_party(models_next=True)
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
         tensors = functools.cache(lambda: tensor_hash(lm))  # only for a table entry with other files' hash
@@ -156,7 +154,7 @@ class LikelihoodScorer:
         return self._ids(lead + response) if response.strip() else list(self.start)
 
     def logprobs(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-                 progress: bool = False, alone: dict | None = None) -> list[tuple[float, int]]:
+                 progress: bool = True, alone: dict | None = None) -> list[tuple[float, int]]:
         """``(sum_t log P(r_t | ...), T_r)`` per response: given EOS + query (coherence, which needs
         ``queries``) or EOS alone (fluency, one shared prefix; see :meth:`alone_logprobs` for ``alone``)."""
         if isinstance(responses, str) or isinstance(queries, str):
@@ -183,14 +181,14 @@ class LikelihoodScorer:
         return [alone[tuple(sequence)] for sequence in sequences]
 
     def raw(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-            reduction: str | None = None, progress: bool = False, alone: dict | None = None) -> list[float]:
+            reduction: str | None = None, progress: bool = True, alone: dict | None = None) -> list[float]:
         """The raw scores of ``aspect``: mean (or sum) of the response tokens' log-probabilities."""
         if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
         reduction = check_reduction(aspect, reduction)
         return reduce_logprobs(self.logprobs(aspect, responses, queries, progress, alone), reduction)
 
-    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = False,
+    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = True,
                       reduction: str | None = None) -> list[float]:
         """``c_raw`` per pair: mean (or sum) log P of the response tokens given EOS + query."""
         return self.raw("coherence", responses, queries, reduction, progress)
@@ -219,7 +217,7 @@ class LikelihoodScorer:
         raise ValueError(f"cutoff must be 'model', 'set' or a negative number, got {cutoff!r}")
 
     def pmi_values(self, queries: Sequence[Any], responses: Sequence[str], weight: float, reduction: str,
-                   progress: bool = False, alone: dict | None = None) -> tuple[list[float], list[float]]:
+                   progress: bool = True, alone: dict | None = None) -> tuple[list[float], list[float]]:
         """``(c_raw, p_raw)`` per response: coherence's raw score and weighted PMI (:func:`pmi_raw`)."""
         coherence = self.logprobs("coherence", responses, queries, progress)
         fluency = self.logprobs("fluency", responses, alone=alone)
@@ -262,7 +260,7 @@ class LikelihoodScorer:
         return flags, scored, columns
 
     def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-              cutoff: Any = "model", progress: bool = False, reduction: str | None = None,
+              cutoff: Any = "model", progress: bool = True, reduction: str | None = None,
               cutoff_label: str | None = None, pmi_weight: float | None = None,
               alone: dict | None = None) -> dict[str, Any]:
         """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., aspect_cutoff, signature}``.
@@ -295,7 +293,7 @@ class LikelihoodScorer:
         return {**summarize(per_item, signature, flags, SCALES), f"{aspect}_cutoff": value}
 
     def score_pmi(self, responses: Sequence[str], queries: Sequence[Any] | None, weight: float, cutoff: Any = "model",
-                  progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None,
+                  progress: bool = True, reduction: str | None = None, cutoff_label: str | None = None,
                   alone: dict | None = None) -> dict[str, Any]:
         """Weighted PMI coherence (module docstring): ``coherence`` (the logistic of ``coherence_pmi``),
         ``coherence_raw``, ``coherence_pmi``, per item and mean, ``coherence_anchors`` ``(q25, q75)``,

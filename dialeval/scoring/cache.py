@@ -13,7 +13,8 @@ flagged items NaN where format 3 gives the scale's floor) rather than return it 
 
 :func:`scores_for` is how every long run scores (the grid's cells, ``dialeval compare``, the
 combined metric's components): through the chunks of :func:`dialeval.scoring.score_chunks` (fixed
-input positions) behind a per-item progress bar with items/s and an estimate, each finished chunk
+input positions) with per-item progress (:class:`dialeval.core.progress.Progress`: items done, rate and
+time left, once the run has taken 10 s), each finished chunk
 appended to ``<key>.chunks-<format>-<size>.jsonl`` beside the entry. An interrupted run (Ctrl-C, a crash)
 resumes after its last saved chunk and ends with the same entry, byte for byte, as an uninterrupted
 one; the chunk file is deleted when the entry is written.
@@ -136,9 +137,10 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     A metric that reads other metrics' scores (``MetricSpec.reads``: the combined metric) is scored
     in one chunk: its components then score the whole ``items`` through this function themselves,
     with their own chunks, progress and resume, under the same keys as their own grid cells, so a
-    grid reuses them instead of scoring every component again per chunk of 16."""
-    from tqdm.auto import tqdm
+    grid reuses them instead of scoring every component again per chunk of 16.
 
+    ``progress=False`` silences the progress lines of this run and of everything it calls."""
+    from dialeval.core.progress import Progress
     from dialeval.registry import spec
     from dialeval.scoring.chunks import score_chunks
 
@@ -155,7 +157,7 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     saved = _saved_chunks(chunks_path)
     done = saved[-1]["stop"] if saved else 0
     chunks_path.parent.mkdir(parents=True, exist_ok=True)
-    with tqdm(total=len(items), initial=done, desc=desc or metric, unit="item", disable=not progress) as bar:
+    with Progress(len(items), desc or metric, initial=done, enabled=progress) as bar:
         began = time.perf_counter()
         for start, chunk, scores, signature in score_chunks(metric, items, options, start=done, chunk_size=chunk_size):
             record = {"start": start, "stop": start + len(chunk), "per_item": scores[0], "signature": signature,

@@ -105,22 +105,21 @@ def score_replies(metric: str, cases: Sequence[Case], replies: Mapping[str, Sequ
                   options: Mapping[str, Any], references: bool = False, refresh: bool = False,
                   progress: bool = True) -> tuple[dict[str, dict[str, list[float | None]]], list[str]]:
     """``(name -> sub-score -> per-case score (None where the reply was not built), signatures)`` for
-    every reply set, scored in its case's context in chunks of :data:`CHUNK`, each through the cache."""
-    from tqdm.auto import tqdm
+    every reply set, scored in its case's context in chunks of :data:`CHUNK`, each through the cache,
+    with progress over the replies (:mod:`dialeval.core.progress`)."""
+    from dialeval.core.progress import Progress
 
     runner, options = get_runner(metric), dict(options)
     todo = {name: [i for i, text in enumerate(texts) if text is not None] for name, texts in replies.items()}
     scored: dict[str, dict[str, list[float | None]]] = {}
     signatures: list[str] = []
-    with tqdm(total=sum(map(len, todo.values())), desc=f"{metric} behaviour", unit="reply",
-              disable=not progress) as bar:
+    with Progress(sum(map(len, todo.values())), f"{metric} behaviour", unit="reply", enabled=progress) as bar:
         for name, built in todo.items():
             per_score: dict[str, list[float | None]] = {}
             for start in range(0, len(built), CHUNK):
                 rows = built[start:start + CHUNK]
                 items = [{"context": list(cases[i].context), "response": replies[name][i],
                           "references": [cases[i].reply] if references else []} for i in rows]
-                bar.set_postfix_str(name)
                 entry = cached_scores(metric, options, items, lambda: runner(items, **options), refresh)
                 for score, values in entry["per_item"].items():
                     column = per_score.setdefault(score, [None] * len(cases))
