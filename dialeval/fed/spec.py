@@ -41,6 +41,7 @@ SPEC = MetricSpec(
     name="fed",
     summary="18 dialogue qualities from the likelihood of follow-up utterances (Mehri & Eskenazi 2020)",
     runner=run_fed,
+    reads_fields=("context", "response"),  # the conversation context + [response], at either level
     scales=scales.scales,
     bundled=(FED_LOCAL_MODEL,),
     default_models=lambda: {"model": default_dialogue_model()},

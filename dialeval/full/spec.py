@@ -26,6 +26,7 @@ SPEC = MetricSpec(
     name="full",
     summary="dialogue quality from the likelihood of negative follow-ups (De Bruyn et al. 2022)",
     runner=run_full,
+    reads_fields=("context", "response"),
     scales=scales.scales,
     bundled=("smollm2-dialogue",),
     default_models=lambda: {"model": default_full_model()},

@@ -45,6 +45,7 @@ SPEC = MetricSpec(
     name="grade",
     summary="graph-enhanced coherence of a response to its context (Huang et al. 2020)",
     runner=run_grade,
+    reads_fields=("context", "response"),
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
