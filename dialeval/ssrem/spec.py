@@ -38,9 +38,9 @@ SPEC = MetricSpec(
     name="ssrem",
     summary="speaker-sensitive context/reference similarity (Bak & Oh 2020)",
     runner=run_ssrem,
-    reads_fields=fields_read,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
+    reads_fields=fields_read,
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     benchmarks={
         **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,),
