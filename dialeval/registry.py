@@ -12,10 +12,10 @@ from __future__ import annotations
 import functools
 import importlib
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable, Mapping
 
 from dialeval.core.scales import Scale
-from dialeval.core.spec import Benchmark, Job, MetricSpec, PaperCell
+from dialeval.core.spec import ITEM_FIELDS, Benchmark, Job, MetricSpec, PaperCell
 from dialeval.data.items import JudgmentItem, load_judgment_file
 
 METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined", "full")
@@ -124,6 +124,13 @@ def resolved_defaults(metric: str) -> dict[str, dict[str, str]]:
         if defaults:
             found[name] = defaults
     return found
+
+
+def fields_read(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The item fields ``metric``'s runner reads with ``options`` (:meth:`MetricSpec.fields_read`),
+    which key its cached scores; every field (:data:`~dialeval.core.spec.ITEM_FIELDS`) for a name
+    that is no registered metric."""
+    return spec(metric).fields_read(options) if metric in METRICS else ITEM_FIELDS
 
 
 def hub_alternatives() -> dict[str, str]:

@@ -43,6 +43,7 @@ SPEC = MetricSpec(
     runner=run_fed,
     scales=scales.scales,
     bundled=(FED_LOCAL_MODEL,),
+    reads_fields=("context", "response"),  # the conversation context + [response], at either level
     default_models=lambda: {"model": default_dialogue_model()},
     build_hints={STAND_IN: BUILD, FED_LOCAL_MODEL: BUILD, "microsoft/DialoGPT-large": BUILD},
     hub_alternatives={"microsoft/DialoGPT-large": STAND_IN, "microsoft/DialoGPT-medium": STAND_IN},

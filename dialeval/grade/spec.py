@@ -47,6 +47,7 @@ SPEC = MetricSpec(
     runner=run_grade,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
+    reads_fields=("context", "response"),
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
     published=published,

@@ -5,8 +5,12 @@ An entry is one JSON file ``<cache>/scores/<key>.json`` holding ``{"per_item": .
 The key is the SHA-256 of everything that decides the scores: the metric, its options, the dialeval
 version, the models its runner loads for the options not given, as they resolve now
 (:func:`dialeval.registry.resolved_defaults`: e.g. FED's DialoGPT vs. its bundled stand-in), the
-fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs (:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
-entries are never read, only left behind (delete the folder to reclaim the space). An entry names
+fingerprint of the bundled weights (:func:`weights_fingerprint`) and the fields of the inputs that
+the metric reads with these options (:func:`items_hash`, :attr:`dialeval.core.spec.MetricSpec.reads_fields`):
+the same replies scored with and without references share the entries of a metric that reads no
+references (FED, FULL, GRADE, holistic, SSREM's ``reference_free``). A result whose settings
+differ therefore never mixes with another; stale entries are never read, only left behind (delete
+the folder to reclaim the space). An entry names
 its format (:data:`CACHE_FORMAT`); :func:`cached_scores` scores again over an entry of another
 format (format 1, written before the flags, has neither ``format`` nor ``flags``; format 2 gave
 flagged items NaN where format 3 gives the scale's floor) rather than return it with another policy; :func:`stored_scores` reads any format, for its scores alone.
@@ -28,14 +32,17 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from dialeval.core.resources import cache_dir
 from dialeval.core.results import ItemScores, flags_of
+from dialeval.core.spec import ITEM_FIELDS
 
 PerItem = dict[str, list[float]]
 CACHE_FORMAT = 5  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words; 4: the echo flag; 5: the salad flag
 CHUNK_SIZE = 16  # items per saved chunk of scores_for: a save every few seconds even for FED
+_SLOTS = ("context", "response", "references")  # every item_record's first three places, read or not
+_UNREAD = {"context": None, "response": None, "references": []}
 
 
 def scores_dir() -> Path:
@@ -46,9 +53,23 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def items_hash(items: Sequence[dict]) -> str:
-    """SHA-256 of the scored fields of the items (context, response, references), in order."""
-    return _digest([[it.get("context"), it.get("response"), it.get("references")] for it in items])
+def item_record(item: Mapping[str, Any], fields: Sequence[str] = ITEM_FIELDS) -> list[Any]:
+    """What of ``item`` keys an entry of a metric that reads ``fields``: ``[context, response,
+    references]`` with a field it does not read as an item without it (``[]`` for the references, as
+    :class:`dialeval.data.JudgmentItem` has none, ``None`` for the others), then ``{name: value}`` of
+    any other field read (holistic diversity's ``group``) where the item has one. Items that differ
+    only in fields not read key the same entry. An item without references (``[]``) or group keeps
+    the key it had before the fields were declared for a metric that reads its context and response,
+    so those stored entries are still read (the referenced entries of a metric that reads no
+    references are not: scored once more, they are then shared with the items without references)."""
+    record = [item.get(f) if f in fields else _UNREAD[f] for f in _SLOTS]
+    extra = {f: item[f] for f in fields if f not in _SLOTS and item.get(f) is not None}
+    return record + [extra] if extra else record
+
+
+def items_hash(items: Sequence[Mapping[str, Any]], fields: Sequence[str] = ITEM_FIELDS) -> str:
+    """SHA-256 of the items' :func:`item_record` for a metric that reads ``fields``, in order."""
+    return _digest([item_record(it, fields) for it in items])
 
 
 @functools.lru_cache(maxsize=16)
@@ -69,10 +90,10 @@ def weights_fingerprint(metric: str) -> str:
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
     from dialeval.version import __version__
-    from dialeval.registry import resolved_defaults
+    from dialeval.registry import fields_read, resolved_defaults
 
     key = {"metric": metric, "options": options, "version": __version__,
-           "weights": weights_fingerprint(metric), "items": items_hash(items)}
+           "weights": weights_fingerprint(metric), "items": items_hash(items, fields_read(metric, options))}
     defaults = resolved_defaults(metric)
     if defaults:  # (absent for metrics with fixed defaults: their keys stay as before)
         key["defaults"] = defaults
