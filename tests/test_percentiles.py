@@ -176,7 +176,7 @@ def test_the_grade_module_adds_percentiles_on_request():
     stored = stored_grade()
     assert result["grade_percentiles"] == [by_hand(v, stored) for v in plain["grade_scores"]]
     # flagged (repetitive): scored 0, at the bottom, tied only with the human replies that are themselves
-    # flagged (one of the 200 copies a context turn: echo)
+    # flagged (none of the 200 since issue 54's echo rule: "It doesn't matter ." is scored)
     assert result["grade_percentiles"][1] == 100 * 0.5 * stored.count(0.0) / len(stored) < 1.0
     assert result["flags"][1] == ["repetitive"]
     assert result["percentiles_signature"].startswith("percentiles:grade|among:DailyDialog test human replies|n:200")
