@@ -39,7 +39,7 @@ from dialeval.core.results import ItemScores, flags_of
 from dialeval.core.spec import ITEM_FIELDS
 
 PerItem = dict[str, list[float]]
-CACHE_FORMAT = 5  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words; 4: the echo flag; 5: the salad flag
+CACHE_FORMAT = 6  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words; 4: the echo flag; 5: the salad flag; 6: an echo copies a turn nearly whole or at length (issue 54)
 CHUNK_SIZE = 16  # items per saved chunk of scores_for: a save every few seconds even for FED
 _SLOTS = ("context", "response", "references")  # every item_record's first three places, read or not
 _UNREAD = {"context": None, "response": None, "references": []}

@@ -9,5 +9,6 @@
 * :mod:`~dialeval.stats.paired`: paired bootstrap, approximate randomization, Holm/Bonferroni,
   ranking with ties, agreement with humans (systems on the same items);
 * :mod:`~dialeval.stats.unpaired`: unpaired bootstrap and permutation test (systems on different items);
-* :mod:`~dialeval.stats.systems`: system-level agreement over a judgment set, paired or not.
+* :mod:`~dialeval.stats.systems`: system-level agreement over a judgment set, paired or not;
+* :mod:`~dialeval.stats.proportion`: the Wilson score interval of a proportion.
 """
