@@ -20,6 +20,10 @@ keeps the stored one. ``--keep`` alone rescores nothing: it rewrites the report 
 every kept metric's card paragraphs) from the ``.json``, e.g. after the report's verdict changed:
 
     python benchmarks/behaviour.py --keep --cards
+
+``--readme README.md`` also rewrites the summary table in the README (between the
+``behaviour-table:start`` / ``behaviour-table:end`` markers; ``tests/test_behaviour.py`` checks it
+equals the stored ``.json``'s table).
 """
 
 from __future__ import annotations
@@ -29,13 +33,14 @@ import json
 from pathlib import Path
 
 from dialeval.metaeval.behaviour import behaviour, markdown, to_json
-from dialeval.metaeval.behaviour.report import card_section
+from dialeval.metaeval.behaviour.report import card_section, summary_table
 from dialeval.metaeval.behaviour.suite import MetricResult
 from dialeval.metaeval.marked import check_marked, write_marked
 
 RESULTS = Path(__file__).resolve().parent / "results"
 CARDS = Path(__file__).resolve().parents[1] / "metrics"
 CARD_BLOCK = "behaviour"  # <!-- behaviour:start --> ... <!-- behaviour:end --> in each card's Behavioural suite
+README_BLOCK = "behaviour-table"  # <!-- behaviour-table:start --> ... in the README: the summary table
 
 
 def main() -> None:
@@ -45,6 +50,7 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--note", default="", help="a paragraph on how the file was made (N per metric, cost)")
     parser.add_argument("--cards", action="store_true", help="also rewrite each metric card's paragraphs on the suite")
+    parser.add_argument("--readme", type=Path, help="also rewrite the summary table in this README's block")
     parser.add_argument("--keep", action="store_true",
                         help="keep the results of the metrics not named from the existing --output .json")
     args = parser.parse_args()
@@ -55,6 +61,8 @@ def main() -> None:
     if args.cards:  # before the run, not after it
         for metric in carded:
             check_marked(CARDS / metric / "README.md", CARD_BLOCK)
+    if args.readme:
+        check_marked(args.readme, README_BLOCK)
     note = args.note or note
     rescored: dict[str, MetricResult] = {}
     for run in args.runs or [None]:
@@ -68,6 +76,8 @@ def main() -> None:
         by_metric = {**kept, **rescored}
         for metric in carded:
             write_marked(CARDS / metric / "README.md", CARD_BLOCK, card_section(by_metric[metric]))
+    if args.readme:
+        write_marked(args.readme, README_BLOCK, summary_table(results))
     print(markdown(results, note=note))
 
 

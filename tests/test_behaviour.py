@@ -426,3 +426,19 @@ def test_the_suite_prefers_the_candidate_with_the_best_worst_kind_among_those_wh
     candidates = {"a": found([0.5, 1.0], True), "b": found([0.9, 0.95], False), "c": found([0.99, 0.99], True)}
     assert checks.first_passing(candidates) == "b"
     assert checks.first_passing({"a": found([0.89], True)}) is None
+
+
+def test_the_readme_behaviour_table_is_the_stored_results_table():
+    """README.md's summary table is generated (``benchmarks/behaviour.py --keep --readme README.md``)
+    from benchmarks/results/behaviour.json, so it cannot drift from the stored results."""
+    from pathlib import Path
+
+    from dialeval.metaeval.behaviour.report import summary_table
+    from dialeval.metaeval.marked import markers
+
+    root = Path(__file__).resolve().parents[1]
+    stored = json.loads((root / "benchmarks/results/behaviour.json").read_text(encoding="utf-8"))
+    table = summary_table([MetricResult.from_dict(m) for m in stored["metrics"]])
+    start, end = markers("behaviour-table")
+    block = (root / "README.md").read_text(encoding="utf-8").split(start, 1)[1].split(end, 1)[0]
+    assert block == f"\n{table}\n"
