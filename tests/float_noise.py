@@ -3,7 +3,8 @@ comparison of float32 values in the tests (``pytest.approx``, ``np.allclose``, `
 ``math.isclose``, ...), each derived once here from the arithmetic, so that CI passes on any CPU and
 under load -- and a real change of a score still fails. ``tests/test_tolerances.py`` finds any such
 call without an explicit tolerance; values that are exact (float64 arithmetic by hand, counts,
-pure-python statistics) name their own tight tolerance at the call (``rel=1e-12`` and the like).
+pure-python statistics) name their own tight tolerance at the call (``rel=1e-12`` and the like), and
+so do numbers compared with a value written to a few decimals (half a unit of its last digit).
 
 float32 keeps ``EPS = 2**-23`` (1.19e-7) of a value; one operation rounds to half of that.
 
@@ -55,7 +56,6 @@ written to ``tests/golden/`` or pinned when a folder was trained):
 
 import pytest
 
-EPS = 2.0 ** -23
 ROUNDING = 1e-6
 SUM = 1e-5
 LOGPROB = 1e-4

@@ -11,7 +11,6 @@ from dialeval.grade.gat import GraphBranch, HopGATLayer
 from dialeval.grade.graph import KnowledgeGraph, dialogue_adjacency, normalized_adjacency
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, ranking_loss
-
 from float_noise import ABSOLUTE, COSINE, RELATIVE, ROUNDING, SUM
 
 ROOT = Path(__file__).resolve().parents[1]
