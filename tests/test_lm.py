@@ -40,7 +40,7 @@ def plain_logprob(model, ids, start=1):
     return token_lp[start - 1 :].sum().item()
 
 
-def per_token_close(a, b, n, tol=1e-5):
+def per_token_close(a, b, n, tol=SUM):
     return abs(a - b) / max(n, 1) <= tol
 
 
@@ -57,7 +57,7 @@ def test_continuations_equal_plain_loop(tiny, tmp_path, share_prefix, attention)
     whole = scorer.continuation_logprobs(prefix, conts, with_prefix=True)
     for c, (lp, n), (lp_all, n_all) in zip(conts, cond, whole):
         assert n == len(c) and n_all == len(prefix) + len(c) - 1
-        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= LOGPROB
         assert per_token_close(lp_all, plain_logprob(model, prefix + c), n_all)
 
 
@@ -75,8 +75,8 @@ def test_prefix_logprob_beside_continuations(tiny, share_prefix):
     none, cond_only = scorer.prefix_and_continuation_logprobs(prefix, conts, prefix_logprob=False)
     assert none is None
     for c, (lp, n), (lp_only, n_only) in zip(conts, cond, cond_only):
-        assert n == n_only == len(c) and abs(lp - lp_only) <= 1e-4
-        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+        assert n == n_only == len(c) and abs(lp - lp_only) <= LOGPROB
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= LOGPROB
 
 
 def test_sequence_logprobs_equal_plain_loop(tiny):
@@ -149,7 +149,7 @@ def test_long_prefix_is_left_truncated_keeping_first_token(tiny):
                                          f"scored text\\(s\\), {cut} from the start of the context"):
         results = LMScorer(model, tokenizer).continuation_logprobs(prefix, conts)
     for c, (lp, n) in zip(conts, results):
-        assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= 1e-4
+        assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= LOGPROB
 
 
 def test_overlong_continuation_and_sequence_are_right_truncated(tiny):
