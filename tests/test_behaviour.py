@@ -91,8 +91,8 @@ def test_kind_shares_wilson_intervals_and_nan_as_worst():
     found = checks.check_kind("salad", real, other, declared=True)
     assert (found.n, found.wins, found.ties) == (4, 2, 1)
     assert found.share == 0.5 and found.passed is False
-    assert (found.ci_low, found.ci_high) == pytest.approx(wilson_by_hand(2, 4))
-    assert found.mean_change == pytest.approx(((1 - 3) + (2 - 2)) / 2)  # finite pairs only
+    assert (found.ci_low, found.ci_high) == pytest.approx(wilson_by_hand(2, 4), rel=1e-12)
+    assert found.mean_change == pytest.approx(((1 - 3) + (2 - 2)) / 2, rel=1e-12)  # finite pairs only
     lower = checks.check_kind("salad", [1.0, 1.0], [2.0, 1.0], higher_is_better=False)
     assert (lower.wins, lower.ties, lower.passed) == (1, 1, None)  # not declared: no verdict
     assert checks.check_kind("echo_own", [1.0], [None]).share is None
@@ -118,11 +118,12 @@ def test_control_change_is_standardized_by_the_real_replies_spread():
     real = [1.0, 2.0, 3.0, 4.0]
     found = checks.check_control("lowercase", real, [1.5, 2.5, None, 4.5], declared=True)
     sd = math.sqrt(sum((x - 2.5) ** 2 for x in real) / 3)  # all real replies, ddof 1
-    assert found.n == 3 and found.mean_change == pytest.approx(0.5)
-    assert found.standardized == pytest.approx(0.5 / sd) and found.passed  # 0.387 <= 0.5
-    assert found.ci_low == pytest.approx(0.5) and found.ci_high == pytest.approx(0.5)  # every difference 0.5
+    assert found.n == 3 and found.mean_change == pytest.approx(0.5, rel=1e-12)
+    assert found.standardized == pytest.approx(0.5 / sd, rel=1e-12) and found.passed  # 0.387 <= 0.5
+    # every difference 0.5
+    assert found.ci_low == pytest.approx(0.5, rel=1e-12) and found.ci_high == pytest.approx(0.5, rel=1e-12)
     far = checks.check_control("continuation", real, [0.0, 0.0, 0.0, 0.0], declared=True)
-    assert far.mean_change == pytest.approx(-2.5) and far.passed is False
+    assert far.mean_change == pytest.approx(-2.5, rel=1e-12) and far.passed is False
     flat = checks.check_control("lowercase", [1.0, 1.0], [2.0, 2.0], declared=True)
     assert flat.standardized is None and flat.passed is False  # no spread: no scale, and JSON has no inf
 
@@ -160,7 +161,7 @@ def test_the_suite_on_a_fake_metric(fake):
     by_kind = {c.kind: c for c in score.kinds}
     # real lengths 5, 4, 1; echo_last lengths 4, 1, 3: the real reply wins twice
     assert (by_kind["echo_last"].wins, by_kind["echo_last"].n) == (2, 3)
-    assert (by_kind["echo_last"].ci_low, by_kind["echo_last"].ci_high) == pytest.approx(wilson_by_hand(2, 3))
+    assert (by_kind["echo_last"].ci_low, by_kind["echo_last"].ci_high) == pytest.approx(wilson_by_hand(2, 3), rel=1e-12)
     assert by_kind["empty"].share == 1.0 and by_kind["empty"].verdict == "not enough contexts"  # 3 of 3: [0.44, 1]
     assert by_kind["echo_own"].n == 2 and by_kind["echo_own"].passed is None  # reported, not declared
     assert by_kind["salad"].ties == 3  # as long as the reply
@@ -222,12 +223,13 @@ def test_a_score_at_the_floor_is_the_worst_value_and_stays_out_of_means_and_the_
               "echo_last": {"length": [-1000.0, 1.0, -1000.0, -1000.0]},
               "lowercase": {"length": [1.5, 2.5, 3.5, 2.0]}}
     (score,) = check_scores("fake", scored)
-    assert score.real_mean == pytest.approx(2.0)
+    assert score.real_mean == pytest.approx(2.0, rel=1e-12)
     (echo,) = score.kinds
-    assert (echo.wins, echo.ties, echo.n) == (3, 1, 4) and echo.mean_change == pytest.approx(-1.0)  # case 2 only
+    # case 2 only
+    assert (echo.wins, echo.ties, echo.n) == (3, 1, 4) and echo.mean_change == pytest.approx(-1.0, rel=1e-12)
     (lower,) = score.controls
-    assert lower.n == 3 and lower.mean_change == pytest.approx(0.5)
-    assert lower.standardized == pytest.approx(0.5 / 1.0) and lower.passed  # SD of 1, 2, 3 is 1
+    assert lower.n == 3 and lower.mean_change == pytest.approx(0.5, rel=1e-12)
+    assert lower.standardized == pytest.approx(0.5 / 1.0, rel=1e-12) and lower.passed  # SD of 1, 2, 3 is 1
 
 
 def test_a_kind_built_for_no_case_is_reported_empty(fake):

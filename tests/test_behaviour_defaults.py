@@ -9,7 +9,8 @@ Pinned per judged sub-score: for each declared kind, how many of the contexts th
 (strictly better) and ties; for each declared control, its standardized mean change (to 1e-3: the
 scores' float32 noise, about 1e-5 relative, moves it far less). Wins are integers: a comparison
 that lands within float noise of a tie would make a pin machine-dependent, so the test also
-checks that every compared pair is apart by more than 1e-4 relative or tied exactly.
+checks that every compared pair is apart by more than 1e-4 relative (``float_noise.RELATIVE``) or
+tied exactly.
 """
 
 import math
@@ -20,6 +21,7 @@ from dialeval import registry
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.suite import REAL, check_scores, score_replies, runnable_metrics
+from float_noise import RELATIVE
 
 # contexts per metric: FED (and combined, which reads FED) cost a second per reply on the CI's CPU
 CONTEXTS = {"fed": 10, "combined": 10}
@@ -60,7 +62,7 @@ PINNED = {
 
 
 def close_but_not_tied(a: float, b: float) -> bool:
-    return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-4 * max(abs(a), abs(b))
+    return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= RELATIVE * max(abs(a), abs(b))
 
 
 @pytest.mark.slow

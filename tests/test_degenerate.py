@@ -11,9 +11,9 @@ from dialeval.core.scales import Scale
 
 
 def test_repeated_share_counts_repeated_word_trigrams():
-    assert repeated_share("the the the the the") == pytest.approx(2 / 3)  # 3 trigrams, 1 distinct
+    assert repeated_share("the the the the the") == pytest.approx(2 / 3, rel=1e-12)  # 3 trigrams, 1 distinct
     assert repeated_share("I think that I think so") == 0.0
-    assert repeated_share("a b c a b c a b c") == pytest.approx(4 / 7)  # 7 trigrams, 3 distinct
+    assert repeated_share("a b c a b c a b c") == pytest.approx(4 / 7, rel=1e-12)  # 7 trigrams, 3 distinct
     assert repeated_share("hi there") == 0.0  # no trigram
 
 
