@@ -45,7 +45,7 @@ import numpy as np
 from scipy.stats import spearmanr
 
 from dialeval.core.spec import MEANING_CONTROLS, RELEVANCE_KINDS
-from dialeval.data.judgments import load_judgments, sets
+from dialeval.registry import judgment_sets as sets, load_judgments
 from dialeval.holistic.defaults import DEFAULT_LM
 from dialeval.holistic.scales import LOGPROB_FLOOR
 from dialeval.holistic.normalisation import weighted_pmi

@@ -44,9 +44,9 @@ from dialeval.combined.model import RIDGE, LinearModel, design
 from dialeval.combined.runner import component_scores
 from dialeval.combined.training import gather
 from dialeval.data.corpora import dailydialog
-from dialeval.data.judgments import sets
+from dialeval.registry import judgment_sets as sets
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
-from dialeval.metaeval.behaviour.checks import BAR, check_kind
+from dialeval.metaeval.behaviour.checks import BAR, LOW_BAR, PASS, check_kind, kind_verdict
 from dialeval.metaeval.behaviour.kinds import GENERIC_REPLIES, build, rng_for
 from dialeval.metaeval.behaviour.suite import CHUNK, REAL
 
@@ -216,9 +216,11 @@ def markdown(result: dict) -> str:
                      f"{v['test']['other_reply']['share']:.2f} | {weights} |")
     kept = [v["lam"] for v in result["variants"]
             if all(v["loso"][s] - base["loso"][s] >= -RULE for s in sets_)]
-    passing = [v["lam"] for v in result["variants"] if v["test"]["generic"]["share"] >= BAR]
+    passing = [v["lam"] for v in result["variants"]
+               if kind_verdict(v["test"]["generic"]["share"], v["test"]["generic"]["ci_low"]) == PASS]
     lines += ["", f"Within the {RULE} rule on every set above: lam {', '.join(f'{lam:g}' for lam in kept)}. "
-              f"At the bar on test generic replies: {', '.join(f'lam {lam:g}' for lam in passing) or 'none'}."]
+              f"Passing on test generic replies (share >= {BAR:.2f}, Wilson lower bound >= {LOW_BAR:.2f}): "
+              f"{', '.join(f'lam {lam:g}' for lam in passing) or 'none'}."]
     return "\n".join(lines) + "\n"
 
 

@@ -35,7 +35,7 @@ from dialeval.combined.model import fit_linear
 from dialeval.combined.training import gather
 from dialeval.core.degenerate import words_of
 from dialeval.data.corpora import dailydialog
-from dialeval.data.judgments import load_judgments, sets
+from dialeval.registry import judgment_sets as sets, load_judgments
 
 FEATURE = "specificity"
 

@@ -26,7 +26,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from dialeval.metaeval.grid import JOBS  # noqa: E402
-from dialeval.data.judgments import load_judgments, sets as judgment_sets  # noqa: E402
+from dialeval.registry import judgment_sets, load_judgments  # noqa: E402
 from dialeval.scoring import cache  # noqa: E402
 from dialeval.scoring.cache import scores_for  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402

@@ -13,13 +13,13 @@ that path. A moved package's sub-modules follow it (``dialeval.benchmark.grid`` 
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+import warnings
 
-import importlib  # noqa: E402
-import importlib.abc  # noqa: E402
-import importlib.util  # noqa: E402
-import sys  # noqa: E402
-import warnings  # noqa: E402
+from dialeval.version import __version__
 
 # old module path -> new module path; removed in the release after 0.1
 MOVED = {
@@ -30,7 +30,8 @@ MOVED = {
     "dialeval.correlation": "dialeval.stats.correlation",
     "dialeval.hub": "dialeval.models.hub",
     "dialeval.inputs": "dialeval.modules.inputs",
-    "dialeval.judgments": "dialeval.data.judgments",
+    "dialeval.data.judgments": "dialeval.registry",
+    "dialeval.judgments": "dialeval.registry",
     "dialeval.metric_base": "dialeval.modules.metric_base",
     "dialeval.outputs": "dialeval.cli.outputs",
     "dialeval.paper": "dialeval.data.paper",
@@ -77,8 +78,24 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 sys.meta_path.insert(0, _MovedModules())
 
-from dialeval.modules import available_metrics, load  # noqa: E402
 from dialeval.core.quiet import quiet_third_party  # noqa: E402
+from dialeval.models.resolve import set_advice  # noqa: E402
+from dialeval.modules import available_metrics, load  # noqa: E402
+
+
+def _hub_alternatives() -> dict[str, str]:
+    from dialeval import registry  # imported when an error is written, so `import dialeval` stays light
+
+    return registry.hub_alternatives()
+
+
+def _build_hints() -> dict[str, str]:
+    from dialeval import registry
+
+    return registry.build_hints()
+
+
+set_advice(_hub_alternatives, _build_hints)  # the metrics' stand-ins and build commands, handed down to models/
 
 quiet_third_party()  # evaluate's offline "latest cached version" notice; DIALEVAL_VERBOSE=1 keeps it
 

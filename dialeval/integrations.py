@@ -11,16 +11,22 @@
    scorers are loaded once per process and cached there, so evaluating every N steps reloads
    nothing), and
 4. returns flat floats named ``<metric>_<sub-metric>`` (the mean over items; only items a sub-score
-   does not apply to, NaN, are left out) and ``skipped_rows``,
-   which ``Trainer`` logs as ``eval_<metric>_<sub-metric>``. A sub-score with no value for any item
-   (holistic diversity when no two generations share a group) is left out with a warning, never
-   logged as NaN.
+   does not apply to, NaN, are left out), beside each directed one ``<metric>_<sub-metric>_unflagged``
+   (the mean over the generations no degenerate-response flag caught), ``<metric>_flagged`` (how
+   many were caught; the reading of :mod:`dialeval.core.results`) and ``skipped_rows``, which
+   ``Trainer`` logs as ``eval_<metric>_<sub-metric>`` and so on. A sub-score with no value for any item
+   (holistic diversity when no two generations share a group; an unflagged mean when every
+   generation is flagged) is left out, with a warning for the mean, never logged as NaN.
 
 Empty generations (a model early in training often produces them) are scored, not rejected: like
 every degenerate response (:mod:`dialeval.core.degenerate`) they get each sub-score's worst value
 (a bound, or the declared floor of an unbounded score), so they lower the logged means and are
-never left out of them. A row without a reference (a label row fully masked to ``-100``, or empty
-``references``) is skipped, with a warning, and counted in the logged ``skipped_rows``.
+never left out of them; ``<metric>_flagged`` counts them. A row without a reference (a label row
+fully masked to ``-100``, or empty ``references``) is scored by the reference-free metrics
+(:func:`needs_references`) when ``contexts`` are given (one that reads references when it has them,
+the combined metric, scores such rows in a call of their own, so that the other rows keep the
+scores they get with their references); the metrics that need references, and every metric without
+``contexts``, skip it, with a warning, and it is counted in the logged ``skipped_rows``.
 
 Example (``Seq2SeqTrainingArguments(predict_with_generate=True)``; for a causal LM ``Trainer`` pass
 ``preprocess_logits_for_metrics=lambda logits, labels: logits.argmax(-1)``)::
@@ -39,9 +45,37 @@ import numpy as np
 
 from dialeval import registry
 from dialeval.core.options import check_names
+from dialeval.core.results import FLAGGED, directed, flag_summary, flags_of
 from dialeval.scoring.runners import RUNNERS, get_runner
 
 SKIPPED = "skipped_rows"  # logged as eval_skipped_rows: rows without a reference, not scored
+
+
+def needs_references(metric: str) -> bool:
+    """Whether ``metric`` cannot score an item without references: as its spec declares for the demo,
+    one of its choices (:attr:`dialeval.core.spec.DemoChoice.needs`) needs them."""
+    return any("references" in choice.needs for choice in registry.spec(metric).demo)
+
+
+def logged_means(metric: str, per_item: Mapping[str, Sequence[float]], flags: Sequence[Sequence[str]]
+                 ) -> dict[str, float]:
+    """``<metric>_<sub>`` (the mean, NaN left out), ``<metric>_<sub>_unflagged`` beside each directed
+    one and ``<metric>_flagged``; a value that is NaN (no item has one) is left out, the mean with a
+    warning."""
+    out: dict[str, float] = {}
+    readings = flag_summary(per_item, flags, directed(per_item, registry.spec(metric).scales()))
+    for sub, values in per_item.items():
+        kept = [v for v in values if not math.isnan(v)]
+        if not kept:
+            warnings.warn(f"{metric} {sub}: no item has a value (e.g. diversity needs several "
+                          "generations per group); left out of the logged metrics", stacklevel=3)
+            continue
+        out[f"{metric}_{sub}"] = float(np.mean(kept))
+        unflagged = readings.get(f"{sub}_unflagged", math.nan)
+        if not math.isnan(unflagged):
+            out[f"{metric}_{sub}_unflagged"] = float(unflagged)
+    out[f"{metric}_{FLAGGED}"] = float(readings[FLAGGED])
+    return out
 
 
 def decode(tokenizer: Any, ids: Any, ignore_index: int = -100) -> list[str]:
@@ -94,24 +128,33 @@ def compute_metrics(
              "references": [r for r in ([refs[i]] if isinstance(refs[i], str) else refs[i]) if r.strip()]}
             for i, text in enumerate(predictions)
         ]
-        kept = [it for it in items if it["references"]]
-        out: dict[str, float] = {SKIPPED: float(len(items) - len(kept))}
-        if len(kept) < len(items):
-            warnings.warn(f"{len(items) - len(kept)} of {len(items)} evaluation rows have no reference (a label "
-                          f"row fully masked to {ignore_index}, or empty references); skipped, counted in "
-                          f"'{SKIPPED}'", stacklevel=2)
-        if not kept:
-            return out
-        items = kept
+        with_references = [it for it in items if it["references"]]
+        unreferenced = len(items) - len(with_references)
+        skipping = [name for name in names if contexts is None or needs_references(name)]
+        out: dict[str, float] = {SKIPPED: float(unreferenced if skipping else 0)}
+        if unreferenced and skipping:
+            scored_by = [name for name in names if name not in skipping]
+            warnings.warn(f"{unreferenced} of {len(items)} evaluation rows have no reference (a label row fully "
+                          f"masked to {ignore_index}, or empty references); skipped by {', '.join(skipping)}"
+                          + (f" (scored by {', '.join(scored_by)}, which need none)" if scored_by else "")
+                          + f", counted in '{SKIPPED}'", stacklevel=2)
+        without_references = [it for it in items if not it["references"]]
         for name in names:
-            per_item, _signature = get_runner(name)(items, **options.get(name, {}))
-            for sub, values in per_item.items():
-                kept = [v for v in values if not math.isnan(v)]
-                if kept:
-                    out[f"{name}_{sub}"] = float(np.mean(kept))
-                else:
-                    warnings.warn(f"{name} {sub}: no item has a value (e.g. diversity needs several "
-                                  "generations per group); left out of the logged metrics", stacklevel=2)
+            if name in skipping:
+                groups = [with_references]
+            elif registry.spec(name).behaviour.reads_references:  # its scores change with references: a call
+                groups = [with_references, without_references]   # per kind, so that rows without one change
+            else:                                                 # nothing for the rows with one
+                groups = [items]
+            per_item: dict[str, list[float]] = {}
+            flags: list[list[str]] = []
+            for group in (g for g in groups if g):
+                scores = get_runner(name)(group, **options.get(name, {}))
+                for sub, values in scores[0].items():
+                    per_item.setdefault(sub, []).extend(values)
+                flags += flags_of(scores, group)
+            if flags:
+                out.update(logged_means(name, per_item, flags))
         return out
 
     return score

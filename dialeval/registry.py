@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import functools
 import importlib
-from typing import Callable
+from pathlib import Path
+from typing import Any, Callable, Mapping
 
 from dialeval.core.scales import Scale
-from dialeval.core.spec import Benchmark, Job, MetricSpec, PaperCell
+from dialeval.core.spec import ITEM_FIELDS, Benchmark, Job, MetricSpec, PaperCell
+from dialeval.data.items import JudgmentItem, load_judgment_file
 
 METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined", "full")
 
@@ -39,6 +41,28 @@ def judgment_sets() -> dict[str, Callable]:
     """Every human-judgment set: name -> loader of :class:`dialeval.data.JudgmentItem` s, ordered by
     the owning metric's name, then as the metric declares them (the grid's column order)."""
     return {name: load for s in sorted(specs(), key=lambda s: s.name) for name, load in s.judgment_sets.items()}
+
+
+def load_judgments(name_or_path: str | Path) -> list[JudgmentItem]:
+    """The items of a named human-judgment set (:func:`judgment_sets`) or of a JSON-lines file in the
+    generic format (``context``, ``response``, ``score``, optional ``references``, ``system``,
+    ``id``): :class:`dialeval.data.JudgmentItem` s whose ``score`` is the set's headline human rating
+    (each owning metric's ``data.py`` says which; FED's dialog-level items put the whole conversation
+    in ``context + [response]``)."""
+    named = judgment_sets()
+    if str(name_or_path) in named:
+        return named[str(name_or_path)]()
+    if Path(name_or_path).is_file():
+        return load_judgment_file(name_or_path)
+    raise FileNotFoundError(f"unknown human-judgment set {str(name_or_path)!r}: not one of {sorted(named)} and not a file")
+
+
+def load_dataset(name_or_path: str | Path):
+    """:func:`load_judgments` as a ``datasets.Dataset`` with columns ``context``, ``response``,
+    ``score``, ``references``, ``system``, ``id``."""
+    from datasets import Dataset
+
+    return Dataset.from_list([vars(item) for item in load_judgments(name_or_path)])
 
 
 def set_owner(set_name: str) -> MetricSpec | None:
@@ -100,6 +124,13 @@ def resolved_defaults(metric: str) -> dict[str, dict[str, str]]:
         if defaults:
             found[name] = defaults
     return found
+
+
+def fields_read(metric: str, options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The item fields ``metric``'s runner reads with ``options`` (:meth:`MetricSpec.fields_read`),
+    which key its cached scores; every field (:data:`~dialeval.core.spec.ITEM_FIELDS`) for a name
+    that is no registered metric."""
+    return spec(metric).fields_read(options) if metric in METRICS else ITEM_FIELDS
 
 
 def hub_alternatives() -> dict[str, str]:

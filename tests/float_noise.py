@@ -1,8 +1,48 @@
-"""How far two computations of one float32 score may differ when they do not run in the same
-process: another CPU (its vector units sum in another order), another build of torch or numpy, a
-wheel's environment beside the checkout's, an app's process beside the test's. One place for the
-tolerances, derived from the arithmetic and from what was seen, so that CI passes on any CPU and
-under load -- and a real change of a score still fails.
+"""How far two computations of one float32 value may differ: the tolerance of every approximate
+comparison of float32 values in the tests (``pytest.approx``, ``np.allclose``, ``torch.allclose``,
+``math.isclose``, ...), each derived once here from the arithmetic, so that CI passes on any CPU and
+under load -- and a real change of a score still fails. ``tests/test_tolerances.py`` finds any such
+call without an explicit tolerance; values that are exact (float64 arithmetic by hand, counts,
+pure-python statistics) name their own tight tolerance at the call (``rel=1e-12`` and the like), and
+so do numbers compared with a value written to a few decimals (half a unit of its last digit).
+
+float32 keeps ``EPS = 2**-23`` (1.19e-7) of a value; one operation rounds to half of that.
+
+**Exact values against float32** (the same process, the same numbers):
+
+* ``ROUNDING = 1e-6``: a float32 value from a few operations on numbers of order one (a softmax of a
+  few logits, a sigmoid, a normalised adjacency, a loss of a few terms) against its exact value (by
+  hand, in float64, or written to six decimals): each operation rounds to 2**-24 = 6e-8, a dozen of
+  them stay below 1e-6. Relative, or absolute for values of order one.
+
+**One float32 computation by two codes in one process** (a fast path against its plain loop, a
+batch against one item at a time, padded against unpadded, a merged adapter against the unmerged
+one, float32 against the float64 loop): only the order of the float32 sums differs.
+
+* ``SUM = 1e-5`` relative: a sum of n float32 terms in another order moves by about ``sqrt(n) * EPS``
+  of the sum of their magnitudes (roundings add up as a random walk): 3.8e-6 for n = 1,024, the
+  widest hidden size and the longest sequence here; layer norms keep that relative through the
+  layers. Also absolute for values of scale one (layer-normed activations, probabilities, sigmoid
+  scores), whose noise follows the scale rather than a value that may be near zero.
+* ``LOGPROB = 1e-4`` absolute (nats): a logit, a token's log-probability and the sums and
+  differences of a few of them (a follow-up's log-likelihood, FED's and holistic's log-likelihood
+  differences, a PMI). A log-softmax is a difference of float32 numbers of the size of the logits
+  (up to ~10 here; log of GPT-2's 50,257 tokens is 10.8), so each is known to ``10 * SUM``; a
+  difference near zero keeps that absolute noise, which a relative tolerance cannot cover.
+* ``PERPLEXITY = 16 * SUM`` (1.6e-4) relative: a perplexity ``exp(m)`` of a mean NLL ``m`` moves by
+  ``dm`` relative (``d exp(m) / exp(m) = dm``), and ``m`` is known to ``SUM`` relative, so the
+  perplexity to ``m * SUM``; ``m <= 16`` nats for every model here (the tiny random GPT-2's
+  perplexity 36,913 is 10.5 nats; ``e**16`` = 8.9e6). It covers the ``LOGPROB`` floor of ``m``
+  too. CI on an AMD EPYC moved that 36,913 by 1.1e-6 relative: 1.1e-6 nats, one float32 step of 10.5.
+* ``COSINE = 2 * SUM`` absolute: a cosine of two encoder outputs, each known to ``SUM`` relative
+  (other batch, other padding), moves by at most ``|da| / |a| + |db| / |b|``.
+* ``FLOAT16 = 2e-2`` absolute: a value recomputed from a float16 copy of float32 activations (NLI
+  training's stored hidden states): float16 keeps 2**-11 = 4.9e-4 relative, times activations and
+  logits up to ~10 and a layer's sums: 2e-2.
+
+**Across processes** (another CPU whose vector units sum in another order, another build of torch
+or numpy, a wheel's environment beside the checkout's, an app's process beside the test's, numbers
+written to ``tests/golden/`` or pinned when a folder was trained):
 
 * ``RELATIVE = 1e-4``: a float32 sum of a few hundred terms (a sequence's log-likelihood, a cosine of
   768-dimensional vectors) keeps about 1e-6 of its value between summation orders; 1e-4 leaves two
@@ -12,13 +52,16 @@ under load -- and a real change of a score still fails.
   an AMD EPYC), where a relative tolerance means nothing. It also bounds a correlation over float32
   scores (a Pearson of 500 scores moved 1e-6 between two CPUs: 0.16338778 for 0.16338680) and its
   p-value (``dp/dr`` is about ``sqrt(n)``: 2e-5 for that move).
-
-Comparisons inside one process of a fast path with its reference loop keep their own, tighter,
-tolerances: the same CPU and libraries leave only the summation order of the two codes.
 """
 
 import pytest
 
+ROUNDING = 1e-6
+SUM = 1e-5
+LOGPROB = 1e-4
+PERPLEXITY = 16 * SUM
+COSINE = 2 * SUM
+FLOAT16 = 2e-2
 RELATIVE, ABSOLUTE = 1e-4, 2e-5
 
 

@@ -6,9 +6,12 @@
   identifiers, imports and string literals; docstrings and comments are documentation.
 * No import cycle between dialeval's modules, counting every import statement (also the ones inside
   functions, which run later but still tie the two modules together).
-* The top level of ``dialeval/`` is the layer packages of ARCHITECTURE.md, the metric packages,
-  ``registry.py`` and ``integrations.py``; no module is over 600 lines; ``dialeval/stats/`` imports no
-  other dialeval package.
+* Every import statement points down ARCHITECTURE.md's layers (:data:`LAYERS`, top first) or stays
+  within its layer; the registry imports each metric's ``spec`` and nothing else of a metric package;
+  the known exceptions are :data:`EXCEPTIONS`, each with why.
+* The top level of ``dialeval/`` is the layers of ARCHITECTURE.md (packages, ``registry.py``,
+  ``integrations.py``, ``version.py``) and the metric packages; no module is over 600 lines;
+  ``dialeval/stats/`` imports no other dialeval package but ``dialeval.version``.
 * The old import paths of moved modules (:data:`dialeval.MOVED`) still work, with a
   ``DeprecationWarning``; dialeval's own code (the library, the evaluate modules, the demo Space)
   imports the new paths only.
@@ -137,7 +140,9 @@ def module_name(path: Path) -> str:
 
 
 def import_graph() -> dict[str, set[str]]:
-    """module -> the dialeval modules it imports (any import statement, at any depth)."""
+    """module -> the dialeval modules it imports (any import statement, at any depth). ``from
+    dialeval import x`` where ``x`` is no module (``__version__``, ``load``) imports the package
+    facade, ``dialeval``."""
     modules = {module_name(p): p for p in PACKAGE.rglob("*.py")}
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
@@ -146,9 +151,11 @@ def import_graph() -> dict[str, set[str]]:
             if isinstance(node, ast.Import):
                 targets |= {alias.name for alias in node.names}
             elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-                targets.add(node.module)
-                targets |= {f"{node.module}.{alias.name}" for alias in node.names}
-        graph[name] = {t for t in targets if t in modules and t != name and t != "dialeval"}
+                names = {f"{node.module}.{alias.name}" for alias in node.names}
+                if node.module != "dialeval" or names - set(modules):
+                    targets.add(node.module)
+                targets |= names
+        graph[name] = {t for t in targets if t in modules and t != name}
     return graph
 
 
@@ -213,16 +220,18 @@ def test_every_metric_declares_itself_completely():
 
 
 STATS_ALLOWED = {"__future__", "dataclasses", "math", "typing", "warnings", "numpy", "scipy", "dialeval"}
+VERSION = "dialeval.version"
 
 
 def test_stats_is_pure_numpy_and_scipy():
     """``dialeval/stats/``: no I/O, no metric names (checked above with the rest of the library), and
     no other dialeval package: its modules import only each other, numpy, scipy, a few pure standard
-    modules and ``dialeval.__version__`` (the signatures carry it)."""
+    modules and ``dialeval.version`` (the signatures carry the version), never the package facade."""
     graph = import_graph()
     stats_modules = [name for name in graph if name == "dialeval.stats" or name.startswith("dialeval.stats.")]
     assert "dialeval.stats.paired" in stats_modules
-    outside = {name: sorted(t for t in graph[name] if not t.startswith("dialeval.stats")) for name in stats_modules}
+    outside = {name: sorted(t for t in graph[name] if not t.startswith("dialeval.stats") and t != VERSION)
+               for name in stats_modules}
     assert not any(outside.values()), f"dialeval.stats imports other dialeval modules: {outside}"
     for path in (PACKAGE / "stats").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -230,22 +239,132 @@ def test_stats_is_pure_numpy_and_scipy():
                 roots = {alias.name.split(".")[0] for alias in node.names}
             elif isinstance(node, ast.ImportFrom):
                 roots = {(node.module or "").split(".")[0]}
-                if node.module == "dialeval":
-                    assert [alias.name for alias in node.names] == ["__version__"], path
+                if node.module and node.module.startswith("dialeval"):
+                    assert node.module.startswith("dialeval.stats") or (node.module, [a.name for a in node.names]) == (
+                        VERSION, ["__version__"]), path
             else:
                 continue
             assert roots <= STATS_ALLOWED, f"{path.relative_to(ROOT)} imports {sorted(roots - STATS_ALLOWED)}"
 
 
-# The layers of ARCHITECTURE.md, beside the metric packages (registry.METRICS).
-LAYERS = {"cli", "compare", "core", "data", "metaeval", "models", "modules", "publish", "scoring", "stats"}
-TOP_LEVEL_MODULES = {"__init__.py", "integrations.py", "registry.py"}
+# The layers of ARCHITECTURE.md's table, top to bottom: the top-level names of dialeval/ (packages,
+# or modules without .py) each holds. Above them all the package facade, dialeval/__init__.py.
+# A metric that reads other metrics (MetricSpec.reads: combined) scores them through the scoring
+# layer, so it sits above it; the other metric packages sit below the registry.
+READERS = tuple(s.name for s in registry.specs() if s.reads)
+PLAIN_METRICS = tuple(m for m in registry.METRICS if m not in READERS)
+FACADE = "dialeval"
+LAYERS: list[tuple[str, ...]] = [
+    ("cli",),
+    ("metaeval",),
+    ("compare",),
+    ("publish",),
+    ("modules",),
+    ("integrations",),
+    READERS,
+    ("scoring",),
+    ("registry",),
+    PLAIN_METRICS,
+    ("core",),
+    ("models", "data"),
+    ("stats",),
+    ("version",),
+]
+# Layers whose members are kept apart: a metric package imports no other metric package.
+APART = {PLAIN_METRICS, READERS}
+# The registry imports each metric's spec module by name (importlib.import_module(f"dialeval.{name}.spec"));
+# that edge is explicit here, and it is the only thing of a metric package the registry may import.
+REGISTRY = "dialeval.registry"
+SPEC_EDGES = {(REGISTRY, f"dialeval.{name}.spec") for name in registry.METRICS}
+# Known imports against the order, each with why (ARCHITECTURE.md lists them): a metric's paper
+# benchmark reproduces its paper's table, which reads another metric's human-judgment sets and
+# scores its baselines with another metric.
+EXCEPTIONS = {
+    ("dialeval.full.benchmark", "dialeval.registry"): "FULL's paper table is on FED's sets, loaded by name",
+    ("dialeval.grade.benchmark", "dialeval.multiref.runner"): "GRADE's paper table has BLEU/ROUGE/embedding baselines",
+    ("dialeval.ssrem.benchmark", "dialeval.multiref.runner"): "SSREM's paper table has BLEU/ROUGE/embedding baselines",
+    ("dialeval.ssrem.benchmark", "dialeval.grade.data"): "SSREM's paper table is on GRADE's sets",
+    ("dialeval.ssrem.benchmark", "dialeval.multiref.data"): "SSREM's paper table is on the multi-reference set",
+    ("dialeval.holistic.augment", "dialeval.fed.runner"): "holistic's augmentation generates with FED's dialogue model",
+}
+TOP_LEVEL_MODULES = {"__init__.py", "integrations.py", "registry.py", "version.py"}
+
+
+def top_name(module: str) -> str:
+    """The top-level name under dialeval/ that ``module`` belongs to (``FACADE`` for the package itself)."""
+    return module.split(".")[1] if module != FACADE else FACADE
+
+
+def layer_violations(graph: dict[str, set[str]], layers: list[tuple[str, ...]], apart: set[tuple[str, ...]],
+                     spec_edges: set[tuple[str, str]], registry_module: str,
+                     exceptions: dict[tuple[str, str], str]) -> list[tuple[str, str]]:
+    """The imports ``(module, imported)`` of ``graph`` that do not point down ``layers`` (top first,
+    the facade above them all) nor stay within one package, or within a layer not kept ``apart``;
+    the registry may import a metric package's spec (``spec_edges``) and nothing else of it; the
+    ``exceptions`` are left out."""
+    rank = {name: i for i, layer in enumerate(layers) for name in layer}
+    rank[FACADE] = -1
+    layer_of = {name: layer for layer in layers for name in layer}
+    metrics = {name for layer in apart for name in layer}
+    found = []
+    for module in sorted(graph):
+        for target in sorted(graph[module] | {t for m, t in spec_edges if m == module}):
+            a, b = top_name(module), top_name(target)
+            if (module, target) in exceptions:
+                continue
+            if module == registry_module and b in metrics:
+                if (module, target) not in spec_edges:
+                    found.append((module, target))
+                continue
+            if a == b or rank[b] > rank[a] or (layer_of.get(a) == layer_of.get(b) and layer_of[a] not in apart):
+                continue
+            found.append((module, target))
+    return found
+
+
+def test_every_import_points_down_the_layers():
+    graph = import_graph()
+    assert {top_name(m) for m in graph} == {FACADE} | {name for layer in LAYERS for name in layer}
+    found = layer_violations(graph, LAYERS, APART, SPEC_EDGES, REGISTRY, EXCEPTIONS)
+    assert not found, f"imports against ARCHITECTURE.md's layers (module, imported): {found}"
+
+
+def test_the_registry_imports_the_specs_by_name():
+    """The explicit edge is the one the registry makes, and every known exception is still there."""
+    assert 'importlib.import_module(f"dialeval.{name}.spec")' in (PACKAGE / "registry.py").read_text(encoding="utf-8")
+    graph = import_graph()
+    assert all(target in graph[module] for module, target in EXCEPTIONS), "an exception no longer happens: drop it"
+
+
+def test_the_layer_check_finds_an_upward_import():
+    layers = [("cli",), ("registry",), ("a", "b"), ("core",), ("models", "data"), ("stats",)]
+    apart = {("a", "b")}
+    specs = {("dialeval.registry", "dialeval.a.spec"), ("dialeval.registry", "dialeval.b.spec")}
+
+    def check(graph, exceptions=None):
+        graph = {**{m: set() for targets in graph.values() for m in targets}, **graph}
+        return layer_violations(graph, layers, apart, specs, "dialeval.registry", exceptions or {})
+
+    down = {"dialeval.cli.x": {"dialeval.registry", "dialeval.core.y", "dialeval.cli.z"},
+            "dialeval.a.runner": {"dialeval.a.scorer", "dialeval.core.y", "dialeval.stats.s"},
+            "dialeval.models.m": {"dialeval.data.d"}, "dialeval.data.d": {"dialeval.models.m"},
+            "dialeval.registry": {"dialeval.core.y"}, "dialeval": {"dialeval.cli.x"}}
+    assert check(down) == []  # the registry's spec edges are added, and allowed
+    assert check({"dialeval.core.y": {"dialeval.registry"}}) == [("dialeval.core.y", "dialeval.registry")]
+    assert check({"dialeval.stats.s": {"dialeval"}}) == [("dialeval.stats.s", "dialeval")]  # the facade
+    assert check({"dialeval.a.runner": {"dialeval.b.data"}}) == [("dialeval.a.runner", "dialeval.b.data")]
+    assert check({"dialeval.registry": {"dialeval.a.runner"}}) == [("dialeval.registry", "dialeval.a.runner")]
+    assert check({"dialeval.core.y": {"dialeval.a.spec"}}) == [("dialeval.core.y", "dialeval.a.spec")]
+    assert check({"dialeval.core.y": {"dialeval.registry"}}, {("dialeval.core.y", "dialeval.registry"): "why"}) == []
 
 
 def test_the_top_level_shows_the_architecture():
     entries = {p.name for p in PACKAGE.iterdir() if p.name != "__pycache__" and not p.name.startswith(".")}
-    assert entries == LAYERS | set(registry.METRICS) | TOP_LEVEL_MODULES
-    assert all((PACKAGE / name / "__init__.py").is_file() for name in LAYERS | set(registry.METRICS))
+    names = {name for layer in LAYERS for name in layer}
+    assert set(registry.METRICS) <= names
+    assert entries == {f"{name}.py" if (PACKAGE / f"{name}.py").is_file() else name for name in names} | {"__init__.py"}
+    assert {e for e in entries if e.endswith(".py")} == TOP_LEVEL_MODULES
+    assert all((PACKAGE / name / "__init__.py").is_file() for name in names if not (PACKAGE / f"{name}.py").is_file())
 
 
 MAX_LINES = 600

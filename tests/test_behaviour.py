@@ -91,24 +91,39 @@ def test_kind_shares_wilson_intervals_and_nan_as_worst():
     found = checks.check_kind("salad", real, other, declared=True)
     assert (found.n, found.wins, found.ties) == (4, 2, 1)
     assert found.share == 0.5 and found.passed is False
-    assert (found.ci_low, found.ci_high) == pytest.approx(wilson_by_hand(2, 4))
-    assert found.mean_change == pytest.approx(((1 - 3) + (2 - 2)) / 2)  # finite pairs only
+    assert (found.ci_low, found.ci_high) == pytest.approx(wilson_by_hand(2, 4), rel=1e-12)
+    assert found.mean_change == pytest.approx(((1 - 3) + (2 - 2)) / 2, rel=1e-12)  # finite pairs only
     lower = checks.check_kind("salad", [1.0, 1.0], [2.0, 1.0], higher_is_better=False)
     assert (lower.wins, lower.ties, lower.passed) == (1, 1, None)  # not declared: no verdict
-    nine = checks.check_kind("echo_last", [1.0] * 10, [0.0] * 9 + [1.0], declared=True)
-    assert nine.share == 0.9 and nine.passed  # the bar is inclusive
     assert checks.check_kind("echo_own", [1.0], [None]).share is None
+
+
+@pytest.mark.parametrize("wins, n, verdict", [
+    (9, 10, "not enough contexts"),  # share 0.90, Wilson [0.5958, 0.9821]: issue 54's "pass" on 10 contexts
+    (10, 10, "not enough contexts"),  # 1.00 but [0.7225, 1]
+    (18, 20, "not enough contexts"),  # [0.6990, 0.9721]
+    (20, 20, "pass"),  # [0.8389, 1]
+    (90, 100, "pass"),  # the bar is inclusive: 0.90, [0.8256, 0.9448]
+    (89, 100, "FAIL"),  # under the bar, whatever the interval
+    (8, 10, "FAIL"),
+])
+def test_a_declared_kind_passes_at_the_bar_on_enough_contexts(wins, n, verdict):
+    found = checks.check_kind("echo_last", [1.0] * n, [0.0] * wins + [1.0] * (n - wins), declared=True)
+    assert found.share == wins / n and found.verdict == verdict and found.passed == (verdict == "pass")
+    assert (found.ci_low, found.ci_high) == pytest.approx(wilson_by_hand(wins, n), abs=1e-12)
+    assert checks.check_kind("echo_last", [1.0] * n, [0.0] * wins + [1.0] * (n - wins)).verdict is None
 
 
 def test_control_change_is_standardized_by_the_real_replies_spread():
     real = [1.0, 2.0, 3.0, 4.0]
     found = checks.check_control("lowercase", real, [1.5, 2.5, None, 4.5], declared=True)
     sd = math.sqrt(sum((x - 2.5) ** 2 for x in real) / 3)  # all real replies, ddof 1
-    assert found.n == 3 and found.mean_change == pytest.approx(0.5)
-    assert found.standardized == pytest.approx(0.5 / sd) and found.passed  # 0.387 <= 0.5
-    assert found.ci_low == pytest.approx(0.5) and found.ci_high == pytest.approx(0.5)  # every difference 0.5
+    assert found.n == 3 and found.mean_change == pytest.approx(0.5, rel=1e-12)
+    assert found.standardized == pytest.approx(0.5 / sd, rel=1e-12) and found.passed  # 0.387 <= 0.5
+    # every difference 0.5
+    assert found.ci_low == pytest.approx(0.5, rel=1e-12) and found.ci_high == pytest.approx(0.5, rel=1e-12)
     far = checks.check_control("continuation", real, [0.0, 0.0, 0.0, 0.0], declared=True)
-    assert far.mean_change == pytest.approx(-2.5) and far.passed is False
+    assert far.mean_change == pytest.approx(-2.5, rel=1e-12) and far.passed is False
     flat = checks.check_control("lowercase", [1.0, 1.0], [2.0, 2.0], declared=True)
     assert flat.standardized is None and flat.passed is False  # no spread: no scale, and JSON has no inf
 
@@ -146,14 +161,14 @@ def test_the_suite_on_a_fake_metric(fake):
     by_kind = {c.kind: c for c in score.kinds}
     # real lengths 5, 4, 1; echo_last lengths 4, 1, 3: the real reply wins twice
     assert (by_kind["echo_last"].wins, by_kind["echo_last"].n) == (2, 3)
-    assert (by_kind["echo_last"].ci_low, by_kind["echo_last"].ci_high) == pytest.approx(wilson_by_hand(2, 3))
-    assert by_kind["empty"].share == 1.0 and by_kind["empty"].passed
+    assert (by_kind["echo_last"].ci_low, by_kind["echo_last"].ci_high) == pytest.approx(wilson_by_hand(2, 3), rel=1e-12)
+    assert by_kind["empty"].share == 1.0 and by_kind["empty"].verdict == "not enough contexts"  # 3 of 3: [0.44, 1]
     assert by_kind["echo_own"].n == 2 and by_kind["echo_own"].passed is None  # reported, not declared
     assert by_kind["salad"].ties == 3  # as long as the reply
     controls = {c.control: c for c in score.controls}
     assert controls["lowercase"].mean_change == 0.0 and controls["lowercase"].passed  # same words
     assert controls["paraphrase"].n == 0 and controls["paraphrase"].declared is False
-    assert result.failures == ["length:echo_last"] and not result.passed
+    assert result.failures == ["length:echo_last"] and result.undecided == ["length:empty"] and not result.passed
     assert result.real_scores == {"length": [5.0, 4.0, 1.0]}
     first = sum(CALLS)
     again = run("fake", CASES, "three cases", progress=False)  # from the score cache
@@ -164,11 +179,35 @@ def test_the_suite_on_a_fake_metric(fake):
     assert data["metrics"][0]["failures"] == ["length:echo_last"] and data["bar"] == 0.9
     report = markdown([result])
     assert "| fake: length | 3 | 0.67 FAIL |" in report and "Failing: fake." in report
+    assert "| 1.00 not enough contexts |" in report and "Not enough contexts:" not in report  # it fails anyway
     back = MetricResult.from_dict(data["metrics"][0])  # what benchmarks/behaviour.py --keep reads
     assert back == result and markdown([back]) == report
     assert "note" not in data
     noted = json.loads(to_json([result], note="Run on a fake metric."))  # --keep reads the note back too
     assert noted["note"] == "Run on a fake metric." and noted["metrics"] == data["metrics"]
+
+
+def test_a_report_read_back_from_json_gets_the_current_verdict(fake):
+    """``--keep`` rewrites a report from its JSON: a kind stored with the verdict of the time (``passed``)
+    is judged again from its share and interval, so a file can be rewritten without rescoring (issue 54)."""
+    from dialeval.metaeval.behaviour.report import card_section
+
+    cases = CASES * 4  # 12 cases: every declared kind's share is 1.00 or below the bar
+    result = run("fake", cases, "twelve cases", progress=False)
+    stored = json.loads(to_json([result]))["metrics"][0]
+    kinds = stored["scores"][0]["kinds"]
+    empty = next(k for k in kinds if k["kind"] == "empty")
+    assert (empty["share"], empty["verdict"], empty["passed"]) == (1.0, "not enough contexts", False)  # [0.76, 1]
+    empty["passed"] = True  # as the bar alone judged it before
+    back = MetricResult.from_dict(stored)
+    assert back == result and back.undecided == ["length:empty"]
+    only_empty = dataclasses.replace(result, scores=tuple(dataclasses.replace(
+        s, kinds=tuple(k for k in s.kinds if k.kind != "echo_last")) for s in result.scores))
+    report = markdown([only_empty])
+    row = next(line for line in report.splitlines() if line.startswith("| fake: length | 12 |"))
+    assert "| 1.00 not enough contexts |" in row and row.endswith("| not enough contexts |")
+    assert "Failing: none. Not enough contexts: fake." in report
+    assert "**Not enough contexts** to pass on empty" in card_section(only_empty)
 
 
 def test_a_score_at_the_floor_is_the_worst_value_and_stays_out_of_means_and_the_spread(monkeypatch):
@@ -184,12 +223,13 @@ def test_a_score_at_the_floor_is_the_worst_value_and_stays_out_of_means_and_the_
               "echo_last": {"length": [-1000.0, 1.0, -1000.0, -1000.0]},
               "lowercase": {"length": [1.5, 2.5, 3.5, 2.0]}}
     (score,) = check_scores("fake", scored)
-    assert score.real_mean == pytest.approx(2.0)
+    assert score.real_mean == pytest.approx(2.0, rel=1e-12)
     (echo,) = score.kinds
-    assert (echo.wins, echo.ties, echo.n) == (3, 1, 4) and echo.mean_change == pytest.approx(-1.0)  # case 2 only
+    # case 2 only
+    assert (echo.wins, echo.ties, echo.n) == (3, 1, 4) and echo.mean_change == pytest.approx(-1.0, rel=1e-12)
     (lower,) = score.controls
-    assert lower.n == 3 and lower.mean_change == pytest.approx(0.5)
-    assert lower.standardized == pytest.approx(0.5 / 1.0) and lower.passed  # SD of 1, 2, 3 is 1
+    assert lower.n == 3 and lower.mean_change == pytest.approx(0.5, rel=1e-12)
+    assert lower.standardized == pytest.approx(0.5 / 1.0, rel=1e-12) and lower.passed  # SD of 1, 2, 3 is 1
 
 
 def test_a_kind_built_for_no_case_is_reported_empty(fake):
@@ -370,8 +410,8 @@ def test_a_behaviour_lists_what_it_declares_in_the_suites_order():
 
 
 def test_the_suite_prefers_the_candidate_with_the_best_worst_kind_among_those_whose_controls_pass():
-    def found(shares, control_passes):
-        kinds = [checks.KindCheck(f"k{i}", 10, int(s * 10), 0, s, None, None, None, True, s >= 0.9)
+    def found(shares, control_passes):  # on 100 contexts a share of 0.90 or more passes
+        kinds = [checks.KindCheck(f"k{i}", 100, round(s * 100), 0, s, *wilson_by_hand(round(s * 100), 100), None, True)
                  for i, s in enumerate(shares)]
         controls = [checks.ControlCheck("lowercase", 10, 0.0, None, None, 0.0, True, control_passes)]
         return {"kinds": kinds, "controls": controls}
@@ -388,3 +428,19 @@ def test_the_suite_prefers_the_candidate_with_the_best_worst_kind_among_those_wh
     candidates = {"a": found([0.5, 1.0], True), "b": found([0.9, 0.95], False), "c": found([0.99, 0.99], True)}
     assert checks.first_passing(candidates) == "b"
     assert checks.first_passing({"a": found([0.89], True)}) is None
+
+
+def test_the_readme_behaviour_table_is_the_stored_results_table():
+    """README.md's summary table is generated (``benchmarks/behaviour.py --keep --readme README.md``)
+    from benchmarks/results/behaviour.json, so it cannot drift from the stored results."""
+    from pathlib import Path
+
+    from dialeval.metaeval.behaviour.report import summary_table
+    from dialeval.metaeval.marked import markers
+
+    root = Path(__file__).resolve().parents[1]
+    stored = json.loads((root / "benchmarks/results/behaviour.json").read_text(encoding="utf-8"))
+    table = summary_table([MetricResult.from_dict(m) for m in stored["metrics"]])
+    start, end = markers("behaviour-table")
+    block = (root / "README.md").read_text(encoding="utf-8").split(start, 1)[1].split(end, 1)[0]
+    assert block == f"\n{table}\n"

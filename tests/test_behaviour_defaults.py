@@ -9,7 +9,8 @@ Pinned per judged sub-score: for each declared kind, how many of the contexts th
 (strictly better) and ties; for each declared control, its standardized mean change (to 1e-3: the
 scores' float32 noise, about 1e-5 relative, moves it far less). Wins are integers: a comparison
 that lands within float noise of a tie would make a pin machine-dependent, so the test also
-checks that every compared pair is apart by more than 1e-4 relative or tied exactly.
+checks that every compared pair is apart by more than 1e-4 relative (``float_noise.RELATIVE``) or
+tied exactly.
 """
 
 import math
@@ -20,6 +21,7 @@ from dialeval import registry
 from dialeval.metaeval.behaviour.cases import dailydialog_cases
 from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.suite import REAL, check_scores, score_replies, runnable_metrics
+from float_noise import RELATIVE
 
 # contexts per metric: FED (and combined, which reads FED) cost a second per reply on the CI's CPU
 CONTEXTS = {"fed": 10, "combined": 10}
@@ -33,29 +35,34 @@ DEFAULT_CONTEXTS = 20
 # resumed to the end of its epoch, SSREM's and FED's controls with a floored score left out of the
 # spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones).
 # Re-measured the next session: FED's adapter trained to the end of one epoch, and combined retrained on it;
-# combined's again on 2026-11-28, retrained with SSREM's reference-free context fit ssrem_f as a component
+# combined's again on 2026-11-28, retrained with SSREM's reference-free context fit ssrem_f as a component.
+# Issue 54's echo rule (score-cache format 6) scores case 7's real reply ("It doesn't matter .", flagged before):
+# each echo's tie there became a win, and case 7 counts in the other kinds and the controls. GRADE, SSREM,
+# FULL and holistic re-measured with this test's code; FED's and combined's derived from their former pins,
+# the 10 real replies' scores and case 7's replies scored alone (the derivation gives GRADE's and SSREM's
+# measured pins within 1e-4)
 PINNED = {
-    "ssrem": {"ssrem_f": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "other_reply": (17, 0),
-                          "lowercase": -0.0779, "paraphrase": -0.2879}},  # the mpnet model, 2026-11-27
-    "grade": {"grade": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (17, 0),
-                        "lowercase": 0.1572, "paraphrase": -0.0342}},  # the cross-encoder after its full epoch
+    "ssrem": {"ssrem_f": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (19, 0), "other_reply": (17, 0),
+                          "lowercase": -0.0589, "paraphrase": -0.2709}},  # the mpnet model, 2026-11-27
+    "grade": {"grade": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (19, 0), "other_reply": (18, 0),
+                        "lowercase": -0.0360, "paraphrase": -0.3407}},  # the cross-encoder after its full epoch
     "holistic": {
-        "coherence": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (19, 0), "other_reply": (18, 0),
-                      "lowercase": -0.8042, "paraphrase": -0.5114},
+        "coherence": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (20, 0), "other_reply": (19, 0),
+                      "lowercase": -0.8663, "paraphrase": -0.5610},
         "fluency": {"salad": (18, 2), "gibberish": (18, 2), "punctuation": (18, 2),
                     "paraphrase": -0.3452, "continuation": -1.0319},
     },
-    "full": {"full": {"echo_last": (19, 1), "echo_own": (19, 1), "salad": (18, 0), "generic": (11, 0),
-                      "other_reply": (10, 0), "lowercase": 0.2075, "paraphrase": 0.0621}},
-    "fed": {"turn_overall": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                             "other_reply": (5, 0), "lowercase": -0.1225, "paraphrase": -0.1735}},  # one-epoch adapter
-    "combined": {"combined": {"echo_last": (9, 1), "echo_own": (9, 1), "salad": (9, 0), "generic": (6, 0),
-                              "other_reply": (8, 0), "lowercase": 0.1395, "paraphrase": -0.0454}},  # with ssrem_f
+    "full": {"full": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (19, 0), "generic": (12, 0),
+                      "other_reply": (11, 0), "lowercase": 0.0422, "paraphrase": -0.1201}},
+    "fed": {"turn_overall": {"echo_last": (10, 0), "echo_own": (10, 0), "salad": (10, 0), "generic": (6, 0),
+                             "other_reply": (5, 0), "lowercase": -0.1815, "paraphrase": -0.1990}},  # one-epoch adapter
+    "combined": {"combined": {"echo_last": (10, 0), "echo_own": (10, 0), "salad": (10, 0), "generic": (7, 0),
+                              "other_reply": (9, 0), "lowercase": -0.2866, "paraphrase": -0.6786}},  # with ssrem_f
 }
 
 
 def close_but_not_tied(a: float, b: float) -> bool:
-    return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= 1e-4 * max(abs(a), abs(b))
+    return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= RELATIVE * max(abs(a), abs(b))
 
 
 @pytest.mark.slow

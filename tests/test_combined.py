@@ -14,19 +14,19 @@ from dialeval.core.degenerate import response_flags
 
 
 def test_percentiles_are_mid_ranks_over_n_with_ties_averaged():
-    assert percentiles([3, 1, 2]).tolist() == pytest.approx([5 / 6, 1 / 6, 1 / 2])
-    assert percentiles([1, 1, 2, 3]).tolist() == pytest.approx([0.25, 0.25, 0.625, 0.875])
+    assert percentiles([3, 1, 2]).tolist() == pytest.approx([5 / 6, 1 / 6, 1 / 2], rel=1e-12)
+    assert percentiles([1, 1, 2, 3]).tolist() == pytest.approx([0.25, 0.25, 0.625, 0.875], rel=1e-12)
 
 
 def test_one_feature_ridge_solution_by_hand():
     # x = 1, 2, 3 (weights 1/3): mean 2, std sqrt(2/3), z = -+sqrt(3/2); y = 1/6, 1/2, 5/6, b = 1/2;
     # w = sum v z (y - b) / (sum v z^2 + lambda) = (2 sqrt(1.5) / 9) / (1 + 1) = sqrt(1.5) / 9
     model = fit_linear({"a": ({"f": [1.0, 2.0, 3.0]}, [10.0, 20.0, 30.0])}, ["f"], ridge=1.0)
-    assert model.intercept == pytest.approx(0.5)
-    assert model.mean == pytest.approx([2.0])
-    assert model.std == pytest.approx([math.sqrt(2 / 3)])
-    assert model.weights == pytest.approx([math.sqrt(1.5) / 9])
-    assert model.predict({"f": [1.0, 2.0, 3.0, float("nan")]}) == pytest.approx([1 / 3, 1 / 2, 2 / 3, 1 / 2])
+    assert model.intercept == pytest.approx(0.5, rel=1e-12)
+    assert model.mean == pytest.approx([2.0], rel=1e-12)
+    assert model.std == pytest.approx([math.sqrt(2 / 3)], rel=1e-12)
+    assert model.weights == pytest.approx([math.sqrt(1.5) / 9], rel=1e-12)
+    assert model.predict({"f": [1.0, 2.0, 3.0, float("nan")]}) == pytest.approx([1 / 3, 1 / 2, 2 / 3, 1 / 2], rel=1e-12)
 
 
 def test_every_set_weighs_the_same_and_a_contrary_feature_gets_weight_zero():
@@ -36,7 +36,7 @@ def test_every_set_weighs_the_same_and_a_contrary_feature_gets_weight_zero():
     assert model.weights[1] == 0.0 and model.weights[0] > 0
     assert model.items == 33
     # items of the 3-item set weigh 1/3, of the 30-item set 1/30: the pooled mean is the sets' average
-    assert model.mean[0] == pytest.approx((2.0 + 14.5) / 2)
+    assert model.mean[0] == pytest.approx((2.0 + 14.5) / 2, rel=1e-12)
 
 
 def _rows(shift: float = 0.0):
@@ -117,7 +117,7 @@ def test_runner_scores_with_the_pattern_model_and_applies_the_policy(stub_compon
     scores = combined_runner.run_combined(items, str(folder))
     per_item, signature = scores
     expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0, 3.0, 4.0, 5.0], "grade": [0.2, 0.4, 0.6, 0.8, 1.0]})
-    assert per_item["combined"][:2] == pytest.approx(expected[:2])
+    assert per_item["combined"][:2] == pytest.approx(expected[:2], rel=1e-12)
     # empty, repetitive and unknown words (flags the components set): the worst value ...
     assert per_item["combined"][2:] == [0.0, 0.0, 0.0]
     assert scores.flags == [[], [], ["empty"], ["repetitive"], ["unknown_words"]]
@@ -126,7 +126,7 @@ def test_runner_scores_with_the_pattern_model_and_applies_the_policy(stub_compon
     assert "components:fed=stub-fed+grade=stub-grade" in signature and "held_out" not in signature
     per_item, signature = combined_runner.run_combined(items[:2], str(folder), held_out="b")
     held = bundle.held_out["b"].predict({"fed_overall": [1.0, 2.0], "grade": [0.2, 0.4]})
-    assert per_item["combined"] == pytest.approx(held)
+    assert per_item["combined"] == pytest.approx(held, rel=1e-12)
     assert "held_out:b" in signature and "trained_on:3" in signature and calls[-1] == "b"
 
 
@@ -134,7 +134,7 @@ def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, 
     folder, bundle, _ = stub_components
 
     def without_grade(items, set_name=None, refresh=False, precision=None):
-        return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed"},
+        return combined_runner.Components({"fed": {"turn_overall": [1.0, 2.0]}}, {"fed": "metric:fed|model:stub-fed|version:x"},
                                           {"fed": [[], []]}, {"grade": "missing weights: no grade folder"})
 
     monkeypatch.setattr(combined_runner, "component_scores", without_grade)
@@ -142,7 +142,8 @@ def test_a_component_without_weights_is_skipped_with_a_warning(stub_components, 
     with pytest.warns(UserWarning, match="component grade skipped"):
         per_item, signature = combined_runner.run_combined(items, str(folder))
     nan = float("nan")
-    assert per_item["combined"] == pytest.approx(bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [nan, nan]}))
+    assert per_item["combined"] == pytest.approx(bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [nan, nan]}),
+                                                 rel=1e-12)
     assert "missing:grade" in signature
 
 
@@ -165,8 +166,10 @@ def test_evaluate_module_scores_through_the_runner_and_checks_its_inputs(stub_co
     module = dialeval.load("combined")
     result = module.compute(contexts=[["hi"], ["hi"]], responses=["Fine, thanks.", ""], model=str(folder))
     expected = bundle.models[1].predict({"fed_overall": [1.0, 2.0], "grade": [0.2, 0.4]})
-    assert result["combined_scores"] == pytest.approx([expected[0], 0.0])
+    assert result["combined_scores"] == pytest.approx([expected[0], 0.0], rel=1e-12)
     assert result["flags"] == [[], ["empty"]]
+    # beside the mean (the empty reply at 0): the flagged count and the mean over the other reply
+    assert result["flagged"] == 1 and result["combined_unflagged"] == pytest.approx(expected[0], rel=1e-12)
     assert result["signature"].startswith("metric:combined|model:")
     with pytest.raises(ValueError, match="unknown option"):
         module.compute(contexts=[["hi"]], responses=["yes"], modle="x")
@@ -225,10 +228,11 @@ def test_the_bundled_model_was_trained_on_the_components_the_metric_reads():
 
     from dialeval.combined.features import PINNED_OPTIONS
     from dialeval.combined.runner import resolve_folder
+    from dialeval.core.signature import Signature
 
     golden = json.loads((Path(__file__).parent / "golden" / "examples.json").read_text())["combined"]["signatures"]
     reads = dict(part.split("=", 1) for signature in golden
-                 for part in signature.split("|components:")[1].split("|")[0].split("+"))
+                 for part in Signature.parse(signature)["components"].split("+"))
     trained = CombinedModel.load(resolve_folder("dialeval/combined-judgments")).components
     assert set(reads) == set(trained)
     assert {j: m for j, m in reads.items() if j not in PINNED_OPTIONS} == \
@@ -241,9 +245,9 @@ def test_the_single_metric_chosen_on_the_other_sets_and_the_table():
     by_set = {"a": {"x:s": 0.5, "y:s": 0.1}, "b": {"x:s": 0.1, "y:s": 0.3}, "c": {"x:s": 0.2, "y:s": 0.4},
               "d": {"y:s": 0.9}}
     # on a: x averages 0.15 on b, c; y 0.533 on b, c, d: y is chosen, and scores 0.1 on a (hindsight: x, 0.5)
-    assert chosen_elsewhere(by_set, "a") == ("y:s", pytest.approx(1.6 / 3), 0.1)
+    assert chosen_elsewhere(by_set, "a") == ("y:s", pytest.approx(1.6 / 3, rel=1e-12), 0.1)
     assert best_single(by_set["a"]) == ("x:s", 0.5)
-    assert chosen_elsewhere(by_set, "d") == ("y:s", pytest.approx(0.8 / 3), 0.9)  # only y applies on d
+    assert chosen_elsewhere(by_set, "d") == ("y:s", pytest.approx(0.8 / 3, rel=1e-12), 0.9)  # only y applies on d
     row = {"set": "a", "n": 10, "trained_on": ["b", "c", "d"], "combined": 0.3, "combined_interval": [0.1, 0.5],
            "best_single": "x:s", "best_single_spearman": 0.5, "best_single_interval": [0.3, 0.7], "williams_p": 0.9,
            "chosen_elsewhere": "y:s", "chosen_elsewhere_spearman": 0.1, "chosen_elsewhere_interval": [-0.1, 0.3],

@@ -64,13 +64,13 @@ def test_json_pinned_on_a_hand_computed_three_system_example(tmp_path, capsys):
     assert block["scale"]["direction"] == "higher = better"
     assert block["settings"]["ar_exact"] is True and block["n_items"] == 5
     means = {s["name"]: s["mean"] for s in block["systems"]}
-    assert means == pytest.approx({"A": 4.0, "B": 2.4, "C": 4.0})
+    assert means == pytest.approx({"A": 4.0, "B": 2.4, "C": 4.0}, rel=1e-12)
     pairs = {(p["system_a"], p["system_b"]): p for p in block["pairs"]}
     assert list(pairs) == [("A", "B"), ("A", "C"), ("B", "C")]
-    assert pairs["A", "B"]["mean_diff"] == pytest.approx(1.6)
-    assert pairs["B", "C"]["mean_diff"] == pytest.approx(-1.6)
-    assert [pairs[k]["p_ar"] for k in pairs] == pytest.approx([0.25, 1.0, 0.25])
-    assert [pairs[k]["p_ar_adjusted"] for k in pairs] == pytest.approx([0.75, 1.0, 0.75])
+    assert pairs["A", "B"]["mean_diff"] == pytest.approx(1.6, rel=1e-12)
+    assert pairs["B", "C"]["mean_diff"] == pytest.approx(-1.6, rel=1e-12)
+    assert [pairs[k]["p_ar"] for k in pairs] == pytest.approx([0.25, 1.0, 0.25], rel=1e-12)
+    assert [pairs[k]["p_ar_adjusted"] for k in pairs] == pytest.approx([0.75, 1.0, 0.75], rel=1e-12)
     assert pairs["A", "C"]["p_bootstrap"] == 1.0 and pairs["A", "C"]["diff_ci_low"] == 0.0
     assert not any(p["significant"] for p in pairs.values())
     assert block["warnings"] == ["no pair can be significant at alpha=0.05: the smallest attainable holm-corrected "
@@ -88,12 +88,14 @@ def test_json_pinned_on_a_hand_computed_three_system_example(tmp_path, capsys):
         mean_a.append(xa[idx].mean())
     diffs = np.array(diffs)
     p_loop = (1 + sum(abs(d - 1.6) >= 1.6 - 6e-9 for d in diffs)) / 1001
-    assert pairs["A", "B"]["p_bootstrap"] == pytest.approx(p_loop)
-    assert pairs["A", "B"]["p_bootstrap_adjusted"] == pytest.approx(min(1.0, 3 * p_loop))  # Holm: p, p, 1 -> 3p, max(3p, 2p), 1
+    assert pairs["A", "B"]["p_bootstrap"] == pytest.approx(p_loop, rel=1e-12)
+    # Holm: p, p, 1 -> 3p, max(3p, 2p), 1
+    assert pairs["A", "B"]["p_bootstrap_adjusted"] == pytest.approx(min(1.0, 3 * p_loop), rel=1e-12)
     assert (pairs["A", "B"]["diff_ci_low"], pairs["A", "B"]["diff_ci_high"]) == pytest.approx(
-        tuple(np.quantile(diffs, [0.025, 0.975])))
+        tuple(np.quantile(diffs, [0.025, 0.975])), rel=1e-12)
     system_a = next(s for s in block["systems"] if s["name"] == "A")
-    assert (system_a["ci_low"], system_a["ci_high"]) == pytest.approx(tuple(np.quantile(mean_a, [0.025, 0.975])))
+    assert (system_a["ci_low"], system_a["ci_high"]) == pytest.approx(tuple(np.quantile(mean_a, [0.025, 0.975])),
+                                                                      rel=1e-12)
 
 
 def test_a_planted_difference_is_significant_and_ranked(tmp_path, capsys):
@@ -118,9 +120,9 @@ def test_join_on_id_reorders_and_line_order_does_not(tmp_path, capsys):
     diff_id = by_id["metrics"]["multiref"]["scores"]["bleu2"]["pairs"][0]
     diff_line = by_line["metrics"]["multiref"]["scores"]["bleu2"]["pairs"][0]
     # on id, a - b = (0.1-0.1, 0.2-0.2, 0.3-0.3, 0.9-0.5): every swap pattern but (0.4) ties -> exact AR p = 1
-    assert diff_id["mean_diff"] == pytest.approx(0.1) and diff_id["p_ar"] == pytest.approx(1.0)
+    assert diff_id["mean_diff"] == pytest.approx(0.1, rel=1e-12) and diff_id["p_ar"] == pytest.approx(1.0, rel=1e-12)
     assert by_id["joined_on"] == "id" and by_line["joined_on"] == "line"
-    assert diff_line["mean_diff"] == pytest.approx(0.1) and diff_line["p_ar"] < 1.0
+    assert diff_line["mean_diff"] == pytest.approx(0.1, rel=1e-12) and diff_line["p_ar"] < 1.0
 
 
 @pytest.mark.parametrize("setup, message", [
@@ -204,7 +206,7 @@ def test_the_human_pseudo_system_scores_the_first_reference_against_the_others(e
     per_item, _ = run_multiref([{"context": r["context"], "response": r["references"][0],
                                  "references": r["references"][1:]} for r in rows])
     human = result["metrics"]["multiref"]["scores"]["bleu2"]["human_reference"]
-    assert human["mean"] == pytest.approx(np.mean(per_item["bleu2"]))
+    assert human["mean"] == pytest.approx(np.mean(per_item["bleu2"]), rel=1e-12)
 
 
 def test_report_and_plot_show_range_and_direction(example_run, tmp_path):
@@ -238,11 +240,12 @@ def test_unpaired_against_a_plain_loop():
         shuffled = pooled[np.argsort(rng_p.random(7))]
         count += abs(shuffled[:4].mean() - shuffled[4:].mean()) >= threshold
     (pair,) = got.pairs
-    assert pair.mean_diff == pytest.approx(delta)
-    assert pair.p_bootstrap == pytest.approx((1 + np.sum(np.abs(diffs - delta) >= threshold)) / 201)
-    assert pair.p_ar == pytest.approx((1 + count) / 301)
-    assert (pair.diff_ci_low, pair.diff_ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])))
-    assert (got.system("a").ci_low, got.system("a").ci_high) == pytest.approx(tuple(np.quantile(boot_a, [0.025, 0.975])))
+    assert pair.mean_diff == pytest.approx(delta, rel=1e-12)
+    assert pair.p_bootstrap == pytest.approx((1 + np.sum(np.abs(diffs - delta) >= threshold)) / 201, rel=1e-12)
+    assert pair.p_ar == pytest.approx((1 + count) / 301, rel=1e-12)
+    assert (pair.diff_ci_low, pair.diff_ci_high) == pytest.approx(tuple(np.quantile(diffs, [0.025, 0.975])), rel=1e-12)
+    assert (got.system("a").ci_low, got.system("a").ci_high) == pytest.approx(tuple(np.quantile(boot_a, [0.025, 0.975])),
+                                                                              rel=1e-12)
 
 
 def test_unpaired_tests_hold_their_size_and_find_a_planted_difference():
@@ -289,7 +292,7 @@ def test_system_agreement_negates_a_lower_is_better_metric():
     metric = [-h for h in human]
     lower = compare.system_agreement(metric, human, pairing, higher_is_better=False, n_permutations=999)
     higher = compare.system_agreement(metric, human, pairing, higher_is_better=True, n_permutations=999)
-    assert lower.kendall_tau == pytest.approx(1.0) and higher.kendall_tau == pytest.approx(-1.0)
+    assert lower.kendall_tau == pytest.approx(1.0, rel=1e-12) and higher.kendall_tau == pytest.approx(-1.0, rel=1e-12)
     assert compare.system_agreement(metric[:8], human[:8], compare.pair_items(contexts[:8], systems[:8])) is None
 
 
@@ -314,7 +317,7 @@ def test_scored_outputs_compare_as_the_responses_do_and_carry_their_scales(examp
     scored = out["metrics"]["multiref"]["scores"]["bleu2"]
     responses = example_run[0]["metrics"]["multiref"]["scores"]["bleu2"]
     assert {s["name"]: s["mean"] for s in scored["systems"]} == pytest.approx(
-        {s["name"]: s["mean"] for s in responses["systems"] if s["name"] != "A2"})
+        {s["name"]: s["mean"] for s in responses["systems"] if s["name"] != "A2"}, rel=1e-12)
     assert "human_reference" not in scored  # scored outputs carry no references
     assert out["metrics"]["multiref"]["human_reference"] == "scored inputs carry no references"
 

@@ -1,9 +1,9 @@
 """The LM metrics on CUDA (issue 34, item 5), skipped where torch sees no GPU: the same scores as on
 the CPU from tiny random models, with the GPU's larger default batches of the grouped path.
 
-float32 on both devices with TF32 off, so the two differ only in summation order: 1e-5 relative on
-a sum of log-probabilities (``abs=1e-4`` for sums near zero). The GPU's speed is measured by
-``benchmarks/cuda_throughput.py``, not here.
+float32 on both devices with TF32 off, so the two differ only in summation order: ``float_noise.SUM``
+(1e-5) relative on a sum of log-probabilities, ``LOGPROB`` (1e-4) for sums near zero, ``PERPLEXITY``
+on FULL's perplexities. The GPU's speed is measured by ``benchmarks/cuda_throughput.py``, not here.
 """
 
 import pytest
@@ -13,6 +13,7 @@ from dialeval.core.lm import LMScorer, default_batch_tokens
 from dialeval.fed.scorer import FEDScorer
 from dialeval.full.scorer import FULLScorer
 from dialeval.holistic.scorer import LikelihoodScorer
+from float_noise import LOGPROB, PERPLEXITY, SUM
 from tiny_lm import tiny_gpt2, tiny_tokenizer
 
 pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA GPU")
@@ -37,8 +38,8 @@ def pair(tmp_path, name):
     return tiny_gpt2(tmp_path / name)
 
 
-def close(a, b):
-    return a == pytest.approx(b, rel=1e-5, abs=1e-4)
+def close(a, b, rel=SUM):
+    return a == pytest.approx(b, rel=rel, abs=LOGPROB)
 
 
 def test_grouped_path_batches_far_larger_on_cuda_with_the_cpu_numbers(tmp_path):
@@ -72,7 +73,8 @@ def test_full_on_cuda_equals_cpu(tmp_path):
         cpu = FULLScorer(pair(tmp_path, f"cpu-{level}"), device="cpu").score_all(contexts, responses, level)
         gpu = FULLScorer(pair(tmp_path, f"gpu-{level}"), device="cuda").score_all(contexts, responses, level)
         for variant, result in cpu.items():
-            assert all(close(a, b) for a, b in zip(gpu[variant]["full_scores"], result["full_scores"])), variant
+            assert all(close(a, b, PERPLEXITY)
+                       for a, b in zip(gpu[variant]["full_scores"], result["full_scores"])), variant
 
 
 def test_holistic_likelihoods_on_cuda_equal_cpu(tmp_path):

@@ -1,18 +1,19 @@
 """The degenerate-response policy (dialeval.core.degenerate), on hand-computed values (issue 23)."""
 
 import math
+from fractions import Fraction
 
 import pytest
 
-from dialeval.core.degenerate import (apply_policy, echoes, flag_counts, repeated_share, reply_flags, response_flags, salads,
-                                      unknown_words, word_count, worst)
+from dialeval.core.degenerate import (apply_policy, copied_share, echoes, flag_counts, ngrams, repeated_share, reply_flags,
+                                      response_flags, salads, unknown_words, word_count, words_of, worst)
 from dialeval.core.scales import Scale
 
 
 def test_repeated_share_counts_repeated_word_trigrams():
-    assert repeated_share("the the the the the") == pytest.approx(2 / 3)  # 3 trigrams, 1 distinct
+    assert repeated_share("the the the the the") == pytest.approx(2 / 3, rel=1e-12)  # 3 trigrams, 1 distinct
     assert repeated_share("I think that I think so") == 0.0
-    assert repeated_share("a b c a b c a b c") == pytest.approx(4 / 7)  # 7 trigrams, 3 distinct
+    assert repeated_share("a b c a b c a b c") == pytest.approx(4 / 7, rel=1e-12)  # 7 trigrams, 3 distinct
     assert repeated_share("hi there") == 0.0  # no trigram
 
 
@@ -103,17 +104,54 @@ CONTEXT = ["Hi, how are you?", "I'm fine. Do you like dogs?"]
 
 
 @pytest.mark.parametrize("response, flags", [
-    ("do you like dogs ?", ["echo"]),  # part of the last turn, case and punctuation aside
-    ("Hi, how are you?", ["echo"]),  # the responder's own earlier turn
+    ("Hi, how are you?", ["echo"]),  # the responder's own earlier turn, whole
     ("I'm fine. Do you like dogs?", ["echo"]),  # the whole last turn
+    ("i m fine do you like", ["echo"]),  # 6 of the last turn's 7 words (6/7 >= 4/5)
+    ("fine do you like dogs", []),  # 5 of 7 (0.71 < 4/5) and under 8 words: a phrase, not an echo
+    ("do you like dogs ?", []),  # 4 of 7
     ("Do you like dogs a lot?", []),  # "like dogs a", "dogs a lot" are new 3-grams
     ("how are you fine", []),  # "are you fine" is in no turn
-    ("fine do you like", ["echo"]),  # a stretch of the last turn across its sentence boundary
     ("Hi!", []), ("Dogs?", []), ("like dogs", []),  # under 3 words: never an echo
     ("Yes, I have two dogs.", []),
 ])
 def test_echoes_copy_one_context_turn(response, flags):
     assert echoes(CONTEXT, response) == flags
+
+
+@pytest.mark.parametrize("context, response, flags", [
+    # issue 54's examples: a short reply sharing a phrase with a turn is not an echo, a copy of the turn is
+    (["Okay, see you tomorrow."], "See you tomorrow!", []),  # 3 of 4 words (0.75)
+    (["Thank you very much for the lovely dinner."], "Thank you very much.", []),  # 4 of 8
+    (["Do you like dogs?"], "do you like dogs ?", ["echo"]),  # 4 of 4, case and punctuation aside
+    (["It doesn't matter , but leave me some small changes , that will be convenient in daily life ."],
+     "It doesn't matter .", []),  # DailyDialog test's real reply: 4 of 17
+    # the share's boundary (ECHO_SHARE = 4/5): 4 of 5 words is an echo, 3 of 4 is not
+    (["Yes , smoking or non-smoking ?"], "Smoking or non-smoking ?", ["echo"]),  # 4 of 5
+    (["Sure . Here you are ."], "Here you are .", []),  # 3 of 4
+    # the length's boundary (ECHO_LONG_WORDS = 8): a part of a turn of 8 words is an echo, of 7 is not
+    (["one two three four five six seven eight nine ten eleven twelve"],
+     "one two three four five six seven eight", ["echo"]),  # 8 of 12 words (0.67), 8 words long
+    (["one two three four five six seven eight nine ten eleven twelve"],
+     "one two three four five six seven", []),  # 7 of 12 (0.58), 7 words
+])
+def test_an_echo_copies_a_turn_nearly_whole_or_at_length(context, response, flags):
+    assert echoes(context, response) == flags
+
+
+def test_the_former_echo_rule_is_a_share_of_zero():
+    # min_share=0: any reply made of one turn's 3-grams (the rule before issue 54, the benchmark's "before")
+    assert echoes(["Okay, see you tomorrow."], "See you tomorrow!", min_share=0) == ["echo"]
+    assert echoes(["Okay, see you tomorrow."], "See you tomorrow!", min_share=Fraction(3, 4)) == ["echo"]
+    assert echoes(["Okay, see you tomorrow."], "See you tomorrow!", long_words=3) == ["echo"]
+
+
+def test_copied_share_counts_the_turn_words_inside_a_shared_3gram():
+    turn = words_of("okay see you tomorrow")
+    assert copied_share(turn, set(ngrams(words_of("see you tomorrow"), 3))) == Fraction(3, 4)
+    # two stretches of the turn, "a b c" and "e f g": 6 of its 7 words ("d" is in neither)
+    assert copied_share(list("abcdefg"), {("a", "b", "c"), ("e", "f", "g")}) == Fraction(6, 7)
+    assert copied_share(list("abcdefg"), {("x", "y", "z")}) == 0
+    assert copied_share([], {("a", "b", "c")}) == 0
 
 
 def test_an_echo_must_come_from_one_turn():
@@ -143,6 +181,6 @@ def test_a_salad_needs_a_context_that_holds_its_words():
 def test_reply_flags_are_the_response_flags_first_then_the_echo_then_the_salad():
     assert reply_flags(CONTEXT, "") == ["empty"]
     assert reply_flags(CONTEXT, "you like dogs you like dogs you like dogs") == ["repetitive"]
-    assert reply_flags(CONTEXT, "Do you like dogs?") == ["echo"]
+    assert reply_flags(CONTEXT, "I'm fine. Do you like dogs?") == ["echo"]
     assert reply_flags(CONTEXT, "dogs like you do") == ["salad"]
     assert reply_flags(CONTEXT, "I love them.") == []

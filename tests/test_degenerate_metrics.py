@@ -157,7 +157,7 @@ def test_a_cache_entry_without_flags_is_scored_again(tmp_path, monkeypatch):
     assert score_cache.stored_scores("m", {}, items)["per_item"] == {"x": [0.5]}
     again = score_cache.cached_scores("m", {}, items, lambda: ({"x": [0.0]}, "metric:m"))
     assert (again["from_cache"], again["flags"], again["per_item"]) == (False, [["empty"]], {"x": [0.0]})
-    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 5
+    assert score_cache.stored_scores("m", {}, items)["format"] == score_cache.CACHE_FORMAT == 6
 
 
 def test_compare_counts_the_scorers_flags_per_system(tmp_path, monkeypatch):

@@ -83,11 +83,25 @@ def test_demo_reads_percentiles_and_flags(app):
     assert plot.values.tolist() == [["grade: grade", pytest.approx(expected, abs=0.5)]]  # the row shows 4 digits
     assert f"**grade: grade**: {app.ordinal(plot['percentile'][0])} percentile of human replies" in readings
     assert "Flagged" not in readings
+    assert f"**grade**: flagged 0, grade_unflagged {value:.4g}, grade_percentile {expected:.4g}" in readings
+    assert "**multiref**: flagged 0" in readings
     rows, plot, readings = app.score_conversation("Hi!\nyes yes yes yes yes yes", "", [label_of(app, "grade")])
-    # a flagged reply: GRADE's 0, at the bottom (tied only with the flagged human replies of the reference)
-    assert plot.values.tolist() == [["grade: grade", load_reference("grade").percentiles("grade", [0.0])[0]]]
-    assert plot.values.tolist()[0][1] < 1.0
+    # a flagged reply: GRADE's 0 and the 0th percentile (its value alone ties the flagged human replies: above 0)
+    assert plot.values.tolist() == [["grade: grade", 0.0]]
+    assert load_reference("grade").percentiles("grade", [0.0])[0] > 0.0
     assert "**Flagged as degenerate**: repetitive" in readings
+    assert "**grade**: flagged 1, grade_unflagged -, grade_percentile 0" in readings
+
+
+def test_the_chart_axis_is_0_to_100_in_every_update(app, monkeypatch):
+    """Equal percentiles (every one 0 for a degenerate reply) are drawn on the whole 0-100 axis: the
+    page's update carries the axis itself, not only the component it replaces."""
+    import pandas as pd
+
+    flat = pd.DataFrame([("grade: grade", 0.0), ("fed: turn_overall", 0.0)], columns=app.PLOT_COLUMNS)
+    monkeypatch.setattr(app, "score_conversation", lambda *args: ([], flat, ""))
+    _rows, update, _text = app.score_page("Hi!\n", "", ["x"])
+    assert update.y_lim == [0, 100] and update.value["data"] == [["grade: grade", 0.0], ["fed: turn_overall", 0.0]]
 
 
 def test_demo_scores_equal_the_evaluate_module(app, client):

@@ -71,3 +71,26 @@ def test_score_table_shows_every_row_without_a_scroll_box(demo_url, tmp_path):
     assert headers == app.HEADERS
     turn_interesting = next(row for row in rows if "turn_interesting" in row)
     assert "-1000 or more (clipped at the floor -1000), raw" in turn_interesting and "higher = better" in turn_interesting
+
+
+def test_the_chart_of_a_degenerate_reply_keeps_its_0_to_100_axis(demo_url, monkeypatch):
+    """Every percentile 0 (a fully degenerate reply): the drawn y axis still reads 0 to 100, so the
+    empty bars are not drawn on an axis collapsed to their one value (issue 54). Scores stubbed: only
+    the page is checked."""
+    import pandas as pd
+
+    app, url = demo_url
+    flat = pd.DataFrame([("grade: grade", 0.0), ("fed: turn_overall", 0.0)], columns=app.PLOT_COLUMNS)
+    monkeypatch.setattr(app, "score_conversation", lambda *args: ([["grade", "grade", 0.0] + ["-"] * 4], flat, ""))
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox", "--disable-gpu"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            page.goto(url)
+            page.get_by_role("button", name="Score").click()
+            page.wait_for_function("Array.from(document.querySelectorAll('.vega-embed svg text'))"
+                                   ".some(t => t.textContent === 'grade: grade')", timeout=60_000)
+            texts = page.evaluate("() => Array.from(document.querySelectorAll('.vega-embed svg text'), t => t.textContent)")
+        finally:
+            browser.close()
+    assert [t for t in texts if t.isdigit()] == ["0", "20", "40", "60", "80", "100"]

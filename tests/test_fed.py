@@ -13,6 +13,7 @@ from dialeval.fed.scorer import (
 )
 from dialeval.core.lm import conversation_text as lm_conversation_text
 from dialeval.models import ModelNotFoundError
+from float_noise import LOGPROB, SUM
 from tiny_lm import tiny_gpt2
 
 EOS = "<|endoftext|>"
@@ -60,7 +61,7 @@ def plain_fed(model, tokenizer, turns, mode):
                     with torch.no_grad():
                         result = model(ids, labels=ids)
                     logp = torch.log_softmax(result.logits[0, :-1], dim=-1).gather(-1, ids[0, 1:, None])
-                    assert math.isclose(-logp.mean().item(), result.loss.item(), rel_tol=1e-5)  # HF loss is float32
+                    assert math.isclose(-logp.mean().item(), result.loss.item(), rel_tol=SUM)  # HF loss is float32
                     if mode == "reference":
                         values.append(-logp.mean().item())
                     else:
@@ -95,12 +96,12 @@ def test_separate_tokenisation_equals_whole_string(tiny):
 
 @pytest.mark.parametrize("mode", MODES)
 def test_scores_equal_plain_loop(tiny, mode):
-    """float32: within 1e-5 (relative for the log-likelihood variants, whose sums reach ~100)."""
+    """float32: within float_noise.SUM (relative for the log-likelihood variants, whose sums reach ~100)."""
     model, tokenizer = tiny
     result = FEDScorer((model, tokenizer), mode=mode, batch_size=8).score(CONVERSATIONS, level="both")
     for i, turns in enumerate(CONVERSATIONS[:3]):  # the fourth is degenerate: its own test below
         for name, value in plain_fed(model, tokenizer, turns, mode).items():
-            tolerance = 1e-5 * (1 if mode == "reference" else max(1.0, abs(value)))
+            tolerance = SUM * (1 if mode == "reference" else max(1.0, abs(value)))
             assert abs(result[f"{name}_scores"][i] - value) <= tolerance, name
     assert result["signature"].startswith(f"metric:fed|model:GPT2LMHeadModel|mode:{mode}|level:both|")
 
@@ -125,7 +126,7 @@ def test_one_pass_gives_every_variant(tiny):
         assert together[mode]["signature"] == alone["signature"]
         for key, value in alone.items():
             if key.endswith("_scores"):
-                assert together[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5, nan_ok=True), (mode, key)
+                assert together[mode][key] == pytest.approx(value, rel=SUM, abs=LOGPROB, nan_ok=True), (mode, key)
     assert scorer.score_all(CONVERSATIONS[:1], modes="all").keys() == together.keys()
     with pytest.raises(ValueError, match="mode must be one of"):
         scorer.score_all(CONVERSATIONS[:1], modes=["paper", "eq1"])
@@ -143,12 +144,15 @@ def test_variant_formulas_by_hand():
         "full": ContextScores(prefix=(-10.0, 4), followups=full),
         "last": ContextScores(prefix=None, followups={f: (2 * lp, n) for f, (lp, n) in full.items()}),
     }
-    assert quality_score("conditional", "turn", "understandable", contexts) == pytest.approx((-1 - 2) / 2 - (-3 - 4 - 5 - 6) / 4)
-    assert quality_score("paper", "turn", "understandable", contexts) == pytest.approx((-2 - 4) - (-6 - 8 - 10 - 12))
+    assert quality_score("conditional", "turn", "understandable", contexts) == pytest.approx(
+        (-1 - 2) / 2 - (-3 - 4 - 5 - 6) / 4, rel=1e-12)
+    assert quality_score("paper", "turn", "understandable", contexts) == pytest.approx(
+        (-2 - 4) - (-6 - 8 - 10 - 12), rel=1e-12)
     reference = (13 / 8 + 14 / 9 + 15 / 10 + 16 / 11) / 4 - (11 / 6 + 12 / 7) / 2  # L(f) = (10 + k + 1) / (4 + k + 2)
-    assert quality_score("reference", "turn", "understandable", contexts) == pytest.approx(reference)
-    assert quality_score("paper", "turn", "relevant", contexts) == pytest.approx(7 + 8 + 9)  # whole conversation
-    assert quality_score("conditional", "turn", "relevant", contexts) == pytest.approx((7 + 8 + 9) / 3)
+    assert quality_score("reference", "turn", "understandable", contexts) == pytest.approx(reference, rel=1e-12)
+    # whole conversation
+    assert quality_score("paper", "turn", "relevant", contexts) == pytest.approx(7 + 8 + 9, rel=1e-12)
+    assert quality_score("conditional", "turn", "relevant", contexts) == pytest.approx((7 + 8 + 9) / 3, rel=1e-12)
 
 
 def test_paper_context_rule(tiny):
@@ -162,26 +166,28 @@ def test_paper_context_rule(tiny):
         if quality in ("relevant", "correct"):
             assert abs(a - b) > 1e-3, quality
         else:
-            assert a == pytest.approx(b, abs=1e-4), quality
+            assert a == pytest.approx(b, rel=SUM, abs=LOGPROB), quality
         c, d = conditional[f"{score_name('turn', quality)}_scores"]
         assert abs(c - d) > 1e-3, quality
 
 
 def test_batch_size_invariance(tiny):
-    """Relative 1e-5: the log-likelihood variants (paper: summed over follow-ups) reach the hundreds."""
+    """float_noise.SUM and LOGPROB: the log-likelihood variants (paper: summed over follow-ups) reach the hundreds."""
     runs = [FEDScorer(tiny, batch_size=b).score_all(CONVERSATIONS, level="both") for b in (1, 8, 32)]
     for other in runs[1:]:
         for mode, result in runs[0].items():
             for key, value in result.items():
                 if key.endswith("_scores"):
-                    assert other[mode][key] == pytest.approx(value, rel=1e-5, abs=1e-5, nan_ok=True), (mode, key)
+                    assert other[mode][key] == pytest.approx(value, rel=SUM, abs=LOGPROB, nan_ok=True), (mode, key)
 
 
 def test_levels_and_quality_selection(tiny):
     result = FEDScorer(tiny, qualities=["interesting", "coherent"]).score(CONVERSATIONS[:1], level="both")
-    assert sorted(k for k in result if not k.endswith("_scores")) == [
-        "dialog_coherent", "dialog_overall", "flags", "signature", "turn_interesting", "turn_overall",
+    assert sorted(k for k in result if not k.endswith(("_scores", "_unflagged"))) == [
+        "dialog_coherent", "dialog_overall", "flagged", "flags", "signature", "turn_interesting", "turn_overall",
     ]
+    assert sorted(k[: -len("_unflagged")] for k in result if k.endswith("_unflagged")) == [
+        "dialog_coherent", "dialog_overall", "turn_interesting", "turn_overall"]
     assert result["turn_overall"] == result["turn_interesting"]
     turn_only = FEDScorer(tiny).score(CONVERSATIONS[:1], level="turn")
     assert not any(k.startswith("dialog_") for k in turn_only)
@@ -214,7 +220,7 @@ def test_very_long_conversation_is_truncated(tiny):
             with torch.no_grad():
                 logp = torch.log_softmax(model(x).logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])
             expected += sign * logp[-len(cont):].sum().item()
-    assert result["turn_interesting"] == pytest.approx(expected, rel=1e-5)
+    assert result["turn_interesting"] == pytest.approx(expected, rel=SUM, abs=LOGPROB)
     with pytest.warns(UserWarning, match=rf"conversations\[0\] has {len(prefix)} tokens .* its {len(prefix) - room} "
                       "earliest tokens after the first were cut"):
         conditional = FEDScorer(tiny, qualities=["interesting"]).score([turns], level="turn", mode="conditional")
@@ -226,7 +232,7 @@ def test_very_long_conversation_is_truncated(tiny):
             with torch.no_grad():
                 logp = torch.log_softmax(model(x).logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])
             expected += sign * logp[-len(ids(" " + f)):].sum().item() / len(fs)
-    assert conditional["turn_interesting"] == pytest.approx(expected, rel=1e-5)
+    assert conditional["turn_interesting"] == pytest.approx(expected, rel=SUM, abs=LOGPROB)
 
 
 @pytest.mark.parametrize(
@@ -283,7 +289,7 @@ def test_empty_generation_is_scored_as_eos(tiny):
     scorer = FEDScorer(tiny, qualities=["inquisitive"])
     # the public path flags an empty reply and skips the model; the text it would read is still this one
     (contexts,) = scorer._score_contexts([CONVERSATIONS[3]], [[]], {"full": [followup]}, prefix_logprob=False)
-    assert contexts["full"].followups[followup] == (pytest.approx(logp[-n:].sum().item(), abs=1e-4), n)
+    assert contexts["full"].followups[followup] == (pytest.approx(logp[-n:].sum().item(), rel=SUM, abs=LOGPROB), n)
 
 
 def test_device_errors_are_clear(tiny):
@@ -300,7 +306,8 @@ def test_evaluate_module(tiny_saved):
     result = fed.compute(conversations=CONVERSATIONS, model=str(path), level="both")
     assert "|mode:conditional|level:both|" in result["signature"]  # the default variant, named
     expected = FEDScorer(pair, mode="conditional").score(CONVERSATIONS, level="both")
-    assert result["turn_overall_scores"] == pytest.approx(expected["turn_overall_scores"], rel=1e-5, nan_ok=True)
+    assert result["turn_overall_scores"] == pytest.approx(expected["turn_overall_scores"], rel=SUM, abs=LOGPROB,
+                                                          nan_ok=True)
     scorer = fed._cached_scorer
     reference = fed.compute(conversations=CONVERSATIONS[:1], model=str(path), mode="reference")
     assert fed._cached_scorer is scorer and "|mode:reference|level:turn|" in reference["signature"]
@@ -346,7 +353,7 @@ def test_an_empty_generation_gets_the_worst_value_or_none(tiny, mode):
         value = result[f"{name}_scores"][3]
         assert value == (0.0 if described[name].low == 0.0 else FLOOR), name
         assert FLOOR < result[f"{name}_scores"][0], name
-    assert result["turn_overall"] == pytest.approx((sum(result["turn_overall_scores"][:3]) + FLOOR) / 4)
+    assert result["turn_overall"] == pytest.approx((sum(result["turn_overall_scores"][:3]) + FLOOR) / 4, rel=1e-12)
 
 
 def test_an_empty_quality_selection_is_refused_by_the_module_too(tiny, tmp_path):

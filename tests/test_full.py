@@ -14,6 +14,7 @@ from dialeval.core.lm import LMScorer, conversation_text
 from dialeval.full.scorer import (
     FOLLOWUPS, RELEASED_FOLLOWUPS, VARIANTS, FULLScorer, aggregate, check_turns, split_conversations, window,
 )
+from float_noise import PERPLEXITY, SUM
 from tiny_lm import EOS, tiny_gpt2, tiny_tokenizer
 
 CONTEXTS = [
@@ -98,8 +99,8 @@ def test_decoder_scores_equal_the_plain_loop(gpt2, variant):
     result = FULLScorer(gpt2, batch_size=3).score(CONTEXTS, RESPONSES, variant=variant)
     for i, (context, response) in enumerate(zip(CONTEXTS, RESPONSES)):
         expected = plain_decoder(model, tokenizer, context + [response], spec.followups, spec.text, spec.rule)
-        assert result["full_scores"][i] == pytest.approx(expected, rel=1e-5)
-    assert result["full"] == pytest.approx(sum(result["full_scores"]) / 3)
+        assert result["full_scores"][i] == pytest.approx(expected, rel=PERPLEXITY)
+    assert result["full"] == pytest.approx(sum(result["full_scores"]) / 3, rel=1e-12)
     assert result["flags"] == [[], [], []]
     assert result["signature"].startswith(
         f"metric:full|model:GPT2LMHeadModel|variant:{variant}|followups:{len(spec.followups)}|rule:{spec.rule}|"
@@ -111,7 +112,7 @@ def test_encoder_decoder_scores_equal_the_authors_loop(blenderbot):
     result = FULLScorer(blenderbot, batch_size=2).score(CONTEXTS, RESPONSES, level="dialog")
     for i, (context, response) in enumerate(zip(CONTEXTS, RESPONSES)):
         expected = plain_seq2seq(model, tokenizer, context + [response], RELEASED_FOLLOWUPS)
-        assert result["full_scores"][i] == pytest.approx(expected, rel=1e-5)
+        assert result["full_scores"][i] == pytest.approx(expected, rel=PERPLEXITY)
     assert "|model:BlenderbotForConditionalGeneration|variant:paper|followups:4|" in result["signature"]
 
 
@@ -121,7 +122,7 @@ def test_fast_path_equals_one_forward_per_followup(gpt2, blenderbot, which):
     fast = FULLScorer(pair, batch_size=2).score_all(CONTEXTS, RESPONSES)
     plain = FULLScorer(pair, batch_size=2, share_prefix=False).score_all(CONTEXTS, RESPONSES)
     for variant in VARIANTS:
-        assert fast[variant]["full_scores"] == pytest.approx(plain[variant]["full_scores"], rel=1e-6)
+        assert fast[variant]["full_scores"] == pytest.approx(plain[variant]["full_scores"], rel=PERPLEXITY)
 
 
 @pytest.mark.parametrize("which", ["gpt2", "blenderbot"])
@@ -142,7 +143,7 @@ def test_target_logprobs_equal_the_model_loss(blenderbot):
     targets = [ids(tokenizer, f) for f in FOLLOWUPS]
     for (logprob, n), target in zip(LMScorer(model, tokenizer, batch_size=4).target_logprobs(source, targets), targets):
         loss = model(input_ids=torch.tensor([source]), labels=torch.tensor([target])).loss.item()
-        assert n == len(target) and -logprob / n == pytest.approx(loss, rel=1e-5)
+        assert n == len(target) and -logprob / n == pytest.approx(loss, rel=SUM)
     with pytest.raises(ValueError, match="needs an encoder-decoder model"):
         LMScorer(*tiny_gpt2_pair()).target_logprobs(source, targets)
 
@@ -160,13 +161,13 @@ def test_one_pass_gives_every_variant(gpt2):
     for variant in VARIANTS:
         alone = scorer.score(CONTEXTS, RESPONSES, variant=variant)
         assert alone["signature"] == together[variant]["signature"]
-        assert alone["full_scores"] == pytest.approx(together[variant]["full_scores"], rel=1e-6)
+        assert alone["full_scores"] == pytest.approx(together[variant]["full_scores"], rel=PERPLEXITY)
 
 
 def test_aggregation_rules_by_hand():
     logprobs = [(-2.0, 2), (-6.0, 3)]
-    assert aggregate("perplexity", logprobs) == pytest.approx((math.exp(1.0) + math.exp(2.0)) / 2)
-    assert aggregate("loglik", logprobs) == pytest.approx(4.0)
+    assert aggregate("perplexity", logprobs) == pytest.approx((math.exp(1.0) + math.exp(2.0)) / 2, rel=1e-12)
+    assert aggregate("loglik", logprobs) == pytest.approx(4.0, rel=1e-12)
 
 
 def test_levels_and_lookback(gpt2):
@@ -179,9 +180,10 @@ def test_levels_and_lookback(gpt2):
     scorer = FULLScorer(gpt2, lookback=3)
     short = FULLScorer(gpt2)
     long_turn = scorer.score([turns[:-1]], [turns[-1]], level="turn")["full_scores"][0]
-    assert long_turn == pytest.approx(short.score([turns[3:6]], [turns[6]])["full_scores"][0], rel=1e-6)
+    assert long_turn == pytest.approx(short.score([turns[3:6]], [turns[6]])["full_scores"][0], rel=PERPLEXITY)
     long_dialog = scorer.score([turns[:-1]], [turns[-1]], level="dialog")["full_scores"][0]
-    assert long_dialog == pytest.approx(short.score([turns[4:6]], [turns[6]], level="dialog")["full_scores"][0], rel=1e-6)
+    assert long_dialog == pytest.approx(short.score([turns[4:6]], [turns[6]], level="dialog")["full_scores"][0],
+                                        rel=PERPLEXITY)
     assert "|lookback:3|level:dialog|" in scorer.score([turns[:-1]], [turns[-1]], level="dialog")["signature"]
 
 
@@ -205,7 +207,8 @@ def test_degenerate_responses_get_the_worst_value(gpt2):
     result = scorer.score(CONTEXTS[:1] * 3, ["", "the the the the the the", RESPONSES[0]])
     assert result["flags"] == [["empty"], ["repetitive"], []]
     assert result["full_scores"][:2] == [0.0, 0.0]
-    assert result["full_scores"][2] == pytest.approx(scorer.score(CONTEXTS[:1], RESPONSES[:1])["full_scores"][0])
+    assert result["full_scores"][2] == pytest.approx(scorer.score(CONTEXTS[:1], RESPONSES[:1])["full_scores"][0],
+                                                     rel=PERPLEXITY)
     assert registry.describe("full", "full").range_text() == "0 or more"
     assert registry.describe("full", "full").higher_is_better is True
 
@@ -247,12 +250,12 @@ def test_evaluate_module_turn_and_dialog(gpt2, tmp_path):
     module = dialeval.load("full")
     turn = module.compute(contexts=CONTEXTS, responses=RESPONSES, model=str(tmp_path), variant="five")
     expected = FULLScorer(gpt2).score(CONTEXTS, RESPONSES, variant="five")
-    assert turn["full_scores"] == pytest.approx(expected["full_scores"], rel=1e-6)
+    assert turn["full_scores"] == pytest.approx(expected["full_scores"], rel=PERPLEXITY)
     assert turn["flags"] == [[], [], []] and "|variant:five|" in turn["signature"]
     conversations = [c + [r] for c, r in zip(CONTEXTS, RESPONSES)]
     dialog = module.compute(conversations=conversations, level="dialog", model=str(tmp_path))
     assert dialog["full_scores"] == pytest.approx(
-        FULLScorer(gpt2).score(CONTEXTS, RESPONSES, level="dialog")["full_scores"], rel=1e-6)
+        FULLScorer(gpt2).score(CONTEXTS, RESPONSES, level="dialog")["full_scores"], rel=PERPLEXITY)
     with pytest.raises(ValueError, match="unknown option"):
         module.compute(contexts=CONTEXTS, responses=RESPONSES, model=str(tmp_path), mode="paper")
     with pytest.raises(ValueError, match="not both"):

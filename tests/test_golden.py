@@ -98,16 +98,26 @@ def test_the_comparison_accepts_float32_noise_seen_between_cpus():
 def write_golden() -> None:
     """After adding a metric: rewrites ``cli_help.txt`` and adds to ``examples.json`` the entries of
     the registered metrics it lacks (``dialeval examples --metrics <new> --json``), keeping the others
-    as pinned. ``python tests/test_golden.py`` runs it."""
+    as pinned; after ``dialeval examples --json`` gained a field (issue 54: ``flags``, ``percentiles``,
+    ``summary``), adds that field to every pinned entry from a run, keeping the pinned fields.
+    ``python tests/test_golden.py`` runs it."""
     (GOLDEN / "cli_help.txt").write_text(cli_help(), encoding="utf-8")
     path = GOLDEN / "examples.json"
     pinned = json.loads(path.read_text(encoding="utf-8"))
-    new = [metric for metric in registry.METRICS if metric not in pinned]
-    if new:
+    fields = {key for entry in pinned.values() for key in entry}
+    # a metric whose entry lacks a field of the current output is run again too (only its new fields are kept)
+    probe = io.StringIO()
+    with contextlib.redirect_stdout(probe):
+        assert main(["examples", "--metrics", "multiref", "--json"]) == 0
+    current = set(json.loads(probe.getvalue())["multiref"])
+    stale = [metric for metric in registry.METRICS if metric not in pinned or current - set(pinned[metric])]
+    if stale:
         out = io.StringIO()
         with contextlib.redirect_stdout(out):
-            assert main(["examples", "--metrics", *new, "--json"]) == 0
-        pinned.update(json.loads(out.getvalue()))
+            assert main(["examples", "--metrics", *stale, "--json"]) == 0
+        for metric, entry in json.loads(out.getvalue()).items():
+            kept = pinned.get(metric, {})
+            pinned[metric] = {**entry, **{key: value for key, value in kept.items() if key in fields}}
         path.write_text(json.dumps(pinned, indent=2) + "\n", encoding="utf-8")
 
 

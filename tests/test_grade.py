@@ -11,6 +11,7 @@ from dialeval.grade.gat import GraphBranch, HopGATLayer
 from dialeval.grade.graph import KnowledgeGraph, dialogue_adjacency, normalized_adjacency
 from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, ranking_loss
+from float_noise import ABSOLUTE, COSINE, RELATIVE, ROUNDING, SUM
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -28,7 +29,7 @@ def test_keywords_rank_content_words_by_tf_idf_and_match_phrases():
     # "I", "at", "the", "with", "my", "." are not content words.
     assert extractor.extract(text, 10) == ["ice cream", "dogs", "beach", "eating", "love"]
     assert extractor.extract(text, 2) == ["ice cream", "dogs"]
-    assert extractor.salience(text)["beach"] == pytest.approx(idf_of(5))
+    assert extractor.salience(text)["beach"] == pytest.approx(idf_of(5), rel=1e-12)
 
 
 def test_keywords_term_frequency_and_stopwords():
@@ -45,8 +46,8 @@ def test_keywords_term_frequency_and_stopwords():
 def test_idf_table_counts_documents_not_tokens(tmp_path):
     table = IDFTable.build(["a dog .", "dog dog cat", "the cat"], min_df=2)
     assert table.n_docs == 3 and table.df == {"dog": 2, "cat": 2}
-    assert table.idf("dog") == pytest.approx(math.log(4 / 3) + 1)
-    assert table.idf("unseen") == pytest.approx(math.log(4) + 1)
+    assert table.idf("dog") == pytest.approx(math.log(4 / 3) + 1, rel=1e-12)
+    assert table.idf("unseen") == pytest.approx(math.log(4) + 1, rel=1e-12)
     table.save(tmp_path)
     assert IDFTable.load(tmp_path) == table
     with pytest.raises(ValueError, match="empty"):
@@ -82,7 +83,7 @@ def test_dialogue_adjacency_links_context_to_response_by_inverse_hops(small_grap
     expected[0, 2:] = [1 / 3, 1 / 3, 1.0]
     expected[1, 2:] = [1 / 2, 1 / 3, 1 / 3]
     expected = expected + expected.T
-    np.testing.assert_allclose(adj, expected, rtol=1e-6)
+    np.testing.assert_allclose(adj, expected, rtol=ROUNDING)
 
 
 def test_sentence_node_vectors_embed_concept_names_in_one_batch(small_graph):
@@ -123,7 +124,7 @@ def test_hop_search_is_deep_by_default_and_prefetch_gives_the_same_distances():
     assert DEFAULT_MAX_HOPS == 19 and g.max_hops == 19
     assert g.hops("dog", "house") == 3 and g.hops("bark", "house") == 4 and g.hops("dog", "cold") is None
     assert [hop_weight(g, "dog", b) for b in ("dog", "animal", "cat", "house", "cold", None)] == pytest.approx(
-        [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 20, 1 / 20])
+        [1.0, 1 / 2, 1 / 3, 1 / 4, 1 / 20, 1 / 20], rel=1e-12)
     before = dialogue_adjacency(g, ["dog", "bark", "cold"], ["house", "cat", None])
     fresh = KnowledgeGraph(edges)
     assert fresh.prefetch(["dog", "bark", "cold"], ["house", "cat"]) == (2, 3)
@@ -135,10 +136,10 @@ def test_normalized_adjacency_is_augmented_and_symmetric_and_ignores_padding():
     adj = torch.tensor([[[0.0, 1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 0.0]]])
     mask = torch.tensor([[1.0, 1.0, 0.0]])
     norm = normalized_adjacency(adj, mask)
-    np.testing.assert_allclose(norm[0].numpy(), [[0.5, 0.5, 0], [0.5, 0.5, 0], [0, 0, 0]], rtol=1e-6)
+    np.testing.assert_allclose(norm[0].numpy(), [[0.5, 0.5, 0], [0.5, 0.5, 0], [0, 0, 0]], rtol=ROUNDING)
     # weighted: A = [[0, .5], [.5, 0]] -> degrees 1.5: every entry / 1.5
     norm = normalized_adjacency(torch.tensor([[[0.0, 0.5], [0.5, 0.0]]]), torch.ones(1, 2))
-    np.testing.assert_allclose(norm[0].numpy(), [[1 / 1.5, 0.5 / 1.5], [0.5 / 1.5, 1 / 1.5]], rtol=1e-6)
+    np.testing.assert_allclose(norm[0].numpy(), [[1 / 1.5, 0.5 / 1.5], [0.5 / 1.5, 1 / 1.5]], rtol=ROUNDING)
 
 
 # -- GAT ---------------------------------------------------------------------------------------------
@@ -156,14 +157,14 @@ def test_gat_shapes_and_attention_masking():
     alpha, z = layer.attention(branch.init(inputs), normalized_adjacency(adj, mask))
     assert alpha.shape == (2, 4, 4, 4) and z.shape == (2, 4, 4, 4)
     assert torch.all(alpha[:, :, 0, 1] == 0) and torch.all(alpha[:, :, 1, 0] == 0)  # no edge, no attention
-    np.testing.assert_allclose(alpha[0, :, 1, 1].numpy(), 1.0, rtol=1e-6)  # isolated node: itself only
-    np.testing.assert_allclose(alpha[0, :, :3].sum(-1).numpy(), 1.0, rtol=1e-5)
+    np.testing.assert_allclose(alpha[0, :, 1, 1].numpy(), 1.0, rtol=ROUNDING)  # isolated node: itself only
+    np.testing.assert_allclose(alpha[0, :, :3].sum(-1).numpy(), 1.0, rtol=ROUNDING)
     assert torch.all(alpha[0, :, 3] == 0)  # padding row attends to nothing
     changed = inputs.clone()
     changed[0, 3] += 100.0  # the padded slot of graph 0
-    assert torch.allclose(branch(changed, adj, mask)[0], out[0], atol=1e-6)
+    assert torch.allclose(branch(changed, adj, mask)[0], out[0], atol=ROUNDING)
     empty = branch(inputs[:1], torch.zeros(1, 4, 4), torch.zeros(1, 4))  # no node at all
-    assert torch.allclose(empty[0], torch.nn.functional.elu(branch.out.bias), atol=1e-6)  # Eq. 10: ELU(FC0(.))
+    assert torch.allclose(empty[0], torch.nn.functional.elu(branch.out.bias), atol=ROUNDING)  # Eq. 10: ELU(FC0(.))
 
 
 @torch.no_grad()
@@ -177,7 +178,7 @@ def test_gat_logits_are_scaled_by_the_adjacency():
     mask = torch.ones(1, 3)
     a_near, _ = layer.attention(h, normalized_adjacency(near, mask))
     a_far, _ = layer.attention(h, normalized_adjacency(far, mask))
-    assert not torch.allclose(a_near[0, :, 0], a_far[0, :, 0])
+    assert not torch.allclose(a_near[0, :, 0], a_far[0, :, 0], atol=SUM)
 
 
 @torch.no_grad()
@@ -195,13 +196,13 @@ def test_gat_layer_is_equation_9_on_hand_computed_numbers():
     layer.self_proj.weight.copy_(torch.tensor([[1.0, 1.0], [0.0, -1.0]]))
     h = torch.tensor([[[1.0, 0.0], [0.0, 1.0]]])
     norm = normalized_adjacency(torch.tensor([[[0.0, 0.5], [0.5, 0.0]]]), torch.ones(1, 2))
-    np.testing.assert_allclose(norm[0].numpy(), [[2 / 3, 1 / 3], [1 / 3, 2 / 3]], rtol=1e-6)
+    np.testing.assert_allclose(norm[0].numpy(), [[2 / 3, 1 / 3], [1 / 3, 2 / 3]], rtol=ROUNDING)
     alpha, _ = layer.attention(h, norm)
-    np.testing.assert_allclose(alpha[0, 0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=1e-6)
-    np.testing.assert_allclose(layer(h, norm)[0].numpy(), [[1.5, 0.5], [1.339244, -0.287691]], atol=1e-6)
+    np.testing.assert_allclose(alpha[0, 0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=ROUNDING)
+    np.testing.assert_allclose(layer(h, norm)[0].numpy(), [[1.5, 0.5], [1.339244, -0.287691]], atol=ROUNDING)
     plain = HopGATLayer(2, 2, heads=1, self_term=False)  # the layer before issue #18: no V h_i
     plain.load_state_dict({k: v for k, v in layer.state_dict().items() if not k.startswith("self_proj")})
-    np.testing.assert_allclose(plain(h, norm)[0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=1e-6)
+    np.testing.assert_allclose(plain(h, norm)[0].numpy(), [[0.5, 0.5], [0.339244, 0.660756]], atol=ROUNDING)
 
 
 def test_bm25_negatives_are_queried_with_the_true_response():
@@ -227,9 +228,9 @@ def test_bm25_negatives_are_queried_with_the_true_response():
 # -- loss, head ---------------------------------------------------------------------------------------
 def test_ranking_loss_sign_and_margin():
     assert ranking_loss(torch.tensor([0.9]), torch.tensor([0.1])).item() == 0.0  # right order, beyond margin
-    assert ranking_loss(torch.tensor([0.1]), torch.tensor([0.9])).item() == pytest.approx(0.9)  # 0.1 - 0.1 + 0.9
-    assert ranking_loss(torch.tensor([0.5]), torch.tensor([0.45])).item() == pytest.approx(0.05)  # inside margin
-    assert ranking_loss(torch.tensor([0.5, 0.1]), torch.tensor([0.45, 0.9])).item() == pytest.approx(0.475)
+    assert ranking_loss(torch.tensor([0.1]), torch.tensor([0.9])).item() == pytest.approx(0.9, abs=ROUNDING)  # 0.1 - 0.1 + 0.9
+    assert ranking_loss(torch.tensor([0.5]), torch.tensor([0.45])).item() == pytest.approx(0.05, abs=ROUNDING)  # inside margin
+    assert ranking_loss(torch.tensor([0.5, 0.1]), torch.tensor([0.45, 0.9])).item() == pytest.approx(0.475, abs=ROUNDING)
 
 
 def test_head_save_load_round_trip(tmp_path):
@@ -249,7 +250,7 @@ def test_head_save_load_round_trip(tmp_path):
                 x = torch.cat([x, head.graph(inputs, adj, mask)], -1)
             for i, layer in enumerate(head.mlp):
                 x = layer(x) if i == len(head.mlp) - 1 else torch.nn.functional.elu(layer(x))
-            assert torch.allclose(head(*args), torch.sigmoid(x.squeeze(-1)), atol=1e-6)
+            assert torch.allclose(head(*args), torch.sigmoid(x.squeeze(-1)), atol=SUM)
     assert GradeConfig.load(tmp_path) == config
 
 
@@ -286,7 +287,7 @@ def test_utterance_dropout_zeroes_u_per_context_in_training_only():
         scores = head(enc, inputs, adj, mask, keep=torch.tensor([True, False]))
         x = torch.cat([torch.tanh(head.adapter(enc)) * torch.tensor([[1.0], [0.0]]), head.graph(inputs, adj, mask)], dim=-1)
         by_hand = torch.sigmoid(head.mlp[1](torch.nn.functional.elu(head.mlp[0](x))).squeeze(-1))
-        assert torch.allclose(scores, by_hand, atol=1e-6)
+        assert torch.allclose(scores, by_hand, atol=SUM)
         assert scores[0] == head(enc, inputs, adj, mask)[0] and scores[1] != head(enc, inputs, adj, mask)[1]
 
 
@@ -327,13 +328,13 @@ def test_heldout_accuracy_reports_the_shuffled_graph_spearman_and_the_graph_alon
     out = heldout_accuracy(FakeModel(), FakeSplit(), batch_size=3)
     # own scores: positive 3.5 2.0 1.4 0.0; lexical 2.0 3.6 0.0 1.2; embedding 0.1 0.3 0.0 0.9; random 1.2 1.2 1.0 1.0
     assert (out["lexical"], out["embedding"], out["random"]) == (0.5, 0.75, 0.75)
-    assert out["mean"] == pytest.approx(2.0 / 3)
+    assert out["mean"] == pytest.approx(2.0 / 3, rel=1e-12)
     # g alone: positive 0.5 0.0 0.4 0.0 beats lexical in 2, embedding in 2, random in 2 of 4
-    assert out["graph_alone"] == pytest.approx(0.5)
+    assert out["graph_alone"] == pytest.approx(0.5, rel=1e-12)
     perm = torch.tensor(derangement(4, 0))
     own = torch.cat([u[k] + g[k] for k in kinds])
     shuffled = torch.cat([u[k] + g[k][perm] for k in kinds])
-    assert out["shuffled_graph_spearman"] == pytest.approx(stats.spearmanr(own.numpy(), shuffled.numpy())[0])
+    assert out["shuffled_graph_spearman"] == pytest.approx(stats.spearmanr(own.numpy(), shuffled.numpy())[0], rel=1e-12)
     assert out["shuffled_graph_spearman"] < 1.0
 
 
@@ -344,7 +345,7 @@ def test_pairwise_accuracy_counts_only_the_contexts_that_have_a_negative():
     scores = {"positive": [3.0, 2.0, 1.0, 0.0], "lexical": [2.0, 3.0, 0.0, 1.0], "embedding": [0.0] * 4,
               "random": [1.0] * 4, "salad": [9.0, 0.0, 9.0, 9.0]}
     out = pairwise_accuracy(scores, {"salad": [False, True, False, True]})
-    assert out == {"lexical": 0.5, "embedding": 0.75, "random": 0.5, "salad": 0.5, "mean": pytest.approx(1.75 / 3)}
+    assert out == {"lexical": 0.5, "embedding": 0.75, "random": 0.5, "salad": 0.5, "mean": pytest.approx(1.75 / 3, rel=1e-12)}
 
 
 def test_degenerate_examples_echo_a_context_turn_and_salad_a_sample():
@@ -396,9 +397,9 @@ def test_extension_kinds_are_weighted_against_the_papers_kinds():
     from dialeval.grade.training.trainee import weighted_loss
 
     terms = [("lexical", torch.tensor(1.0)), ("embedding", torch.tensor(3.0)), ("salad", torch.tensor(5.0))]
-    assert weighted_loss(terms, 0.5).item() == pytest.approx((1 + 3 + 2.5) / 2.5)
-    assert weighted_loss(terms).item() == pytest.approx(3.0)
-    assert weighted_loss(terms[:2], 0.25).item() == pytest.approx(2.0)
+    assert weighted_loss(terms, 0.5).item() == pytest.approx((1 + 3 + 2.5) / 2.5, rel=ROUNDING)
+    assert weighted_loss(terms).item() == pytest.approx(3.0, rel=ROUNDING)
+    assert weighted_loss(terms[:2], 0.25).item() == pytest.approx(2.0, rel=ROUNDING)
 
 
 def test_degenerate_negatives_train_against_echoes_and_salads(tmp_path):
@@ -429,7 +430,7 @@ def test_degenerate_negatives_train_against_echoes_and_salads(tmp_path):
     echoed = (context * encoder.embed(echo)).sum(1)
     # texts embedded in other batches differ by float32 noise (~1e-7): no pair may be that close to a tie
     assert (abs(positive - echoed) > 1e-4).all()
-    assert state["untrained_cosine_heldout"]["echo"] == pytest.approx(float((positive > echoed).mean()))
+    assert state["untrained_cosine_heldout"]["echo"] == pytest.approx(float((positive > echoed).mean()), rel=1e-12)
 
 
 def test_mpnet_is_a_grade_encoder_by_its_name(monkeypatch, tmp_path):
@@ -451,7 +452,7 @@ def test_similarity_skip_head_starts_as_the_scaled_cosine():
     bias = head.mlp[-1].bias.item()
     expected = torch.sigmoid(SKIP_INIT * torch.tensor([8 / 9, 0.0]) + bias)  # cos = (2 + 2 + 4) / 9 and 0
     with torch.no_grad():
-        assert torch.allclose(head(features), expected, atol=1e-6)
+        assert torch.allclose(head(features), expected, atol=SUM)
     with pytest.raises(ValueError, match="similarity_skip needs pair_encoding='dual'"):
         GradeHead(GradeConfig(similarity_skip=True), graph=False)
 
@@ -522,8 +523,8 @@ def test_scores_are_probabilities_and_reload_identically(tiny_model):
     graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
     by_hand = scorer.score_features(scorer.encoder_for(True).encode(contexts, responses, scorer.config.pair_encoding),
                                     graphs, scorer.head(True))
-    assert first["grade_scores"] == pytest.approx(by_hand, abs=1e-6)
-    assert first["grade"] == pytest.approx(sum(first["grade_scores"]) / 2)
+    assert first["grade_scores"] == pytest.approx(by_hand, abs=SUM)
+    assert first["grade"] == pytest.approx(sum(first["grade_scores"]) / 2, rel=1e-12)
     assert "graph:yes" in first["signature"] and "@" in first["signature"]
     again = GradeScorer(tiny_model).score(contexts, responses)
     assert again["grade_scores"] == first["grade_scores"]
@@ -548,10 +549,10 @@ def test_merged_adapter_scores_equal_the_unmerged_training_path(tiny_model):
     graphs = [scorer.featurizer.pair_graph(c, r) for c, r in zip(contexts, responses)]
     with torch.no_grad():
         reference = head(unmerged.features(contexts, responses, config.pair_encoding), *scorer.featurizer.batch(graphs))
-    assert fast == pytest.approx(reference.tolist(), abs=1e-5)
+    assert fast == pytest.approx(reference.tolist(), abs=SUM)
     base = PairEncoder(config.encoder, config.max_length)
     assert not np.allclose(base.encode(contexts, responses, config.pair_encoding),
-                           scorer.encoder_for(True).encode(contexts, responses, config.pair_encoding), atol=1e-6)
+                           scorer.encoder_for(True).encode(contexts, responses, config.pair_encoding), atol=SUM)
 
 
 def test_adapter_over_another_base_is_refused(tiny_model, tmp_path):
@@ -644,8 +645,8 @@ def test_frozen_encoder_training_caches_encodings(tmp_path):
     cosine = {k: (context * encoder.embed(examples[k])).sum(1) for k in ALL_KINDS}
     expected = {k: float((cosine["positive"] > cosine[k]).mean()) for k in ALL_KINDS[1:]}
     state = json.loads((out / "dialeval_training.json").read_text())["untrained_cosine_heldout"]
-    assert {k: state[k] for k in expected} == pytest.approx(expected)
-    assert state["mean"] == pytest.approx(sum(expected.values()) / 3)
+    assert {k: state[k] for k in expected} == pytest.approx(expected, rel=1e-12)
+    assert state["mean"] == pytest.approx(sum(expected.values()) / 3, rel=1e-12)
 
 
 def test_response_without_keywords_gets_a_defined_score(tiny_model):
@@ -657,7 +658,7 @@ def test_response_without_keywords_gets_a_defined_score(tiny_model):
     result = scorer.score([["ok ."], ["do you like dogs ?"]], ["ok .", "yes ."])
     empty = scorer.score_features(scorer.encoder_for(True).encode([["ok ."]], ["ok ."], scorer.config.pair_encoding),
                                   [graph], scorer.head(True))
-    assert result["grade_scores"][0] == pytest.approx(empty[0], abs=1e-6) and not math.isnan(empty[0])
+    assert result["grade_scores"][0] == pytest.approx(empty[0], abs=SUM) and not math.isnan(empty[0])
 
 
 @pytest.mark.parametrize("contexts, responses, message", [
@@ -693,7 +694,7 @@ def test_evaluate_module_and_runner(tiny_model):
     result = module.compute(contexts=[["do you like dogs ?"]], responses=["yes , two dogs ."], model=str(tiny_model))
     per_item, signature = get_runner("grade")([{"context": ["do you like dogs ?"], "response": "yes , two dogs ."}],
                                               model=str(tiny_model))
-    assert per_item["grade"] == pytest.approx(result["grade_scores"], abs=1e-6)
+    assert per_item["grade"] == pytest.approx(result["grade_scores"], abs=SUM)
     assert signature == result["signature"]
 
 
@@ -723,7 +724,7 @@ def test_attention_without_hop_weights_is_a_plain_gat_softmax_over_the_edges():
     mask = torch.ones(1, 3)
     a_near, z = layer.attention(h, normalized_adjacency(near, mask))
     a_far, _ = layer.attention(h, normalized_adjacency(far, mask))
-    assert torch.allclose(a_near, a_far, atol=1e-6)
+    assert torch.allclose(a_near, a_far, atol=ROUNDING)
     edges = {0: [0, 1, 2], 1: [0, 1], 2: [0, 2]}  # A + I
     for head in range(2):
         for i, js in edges.items():
@@ -731,11 +732,11 @@ def test_attention_without_hop_weights_is_a_plain_gat_softmax_over_the_edges():
                 (z[0, head, i] * layer.att_src[head]).sum() + (z[0, head, j] * layer.att_dst[head]).sum(), 0.2) for j in js])
             expected = torch.zeros(3)
             expected[js] = torch.softmax(logits, 0)
-            assert torch.allclose(a_near[0, head, i], expected, atol=1e-6)
+            assert torch.allclose(a_near[0, head, i], expected, atol=SUM)
     scaled = HopGATLayer(4, 8, heads=2)
     scaled.load_state_dict(layer.state_dict())
     assert not torch.allclose(scaled.attention(h, normalized_adjacency(near, mask))[0],
-                              scaled.attention(h, normalized_adjacency(far, mask))[0])
+                              scaled.attention(h, normalized_adjacency(far, mask))[0], atol=SUM)
 
 
 @torch.no_grad()
@@ -772,15 +773,16 @@ def test_per_system_pools_every_item_and_averages_four_table1_correlations():
     out = per_system(scores, items)
     # ranker: one swapped pair, rho = 1 - 6*2/120 = 0.9 and r = 9/10; generator: rank differences
     # (2, -1, -1, 1, -1), rho = 1 - 6*8/120 = 0.6, r = 6/10; Table 1's mean of four = 0.75
-    assert out["per_system"]["transformer_ranker"]["spearman"] == pytest.approx(0.9)
-    assert out["per_system"]["transformer_ranker"]["pearson"] == pytest.approx(0.9)
-    assert out["per_system"]["transformer_generator"]["spearman"] == pytest.approx(0.6)
-    assert out["per_system"]["transformer_generator"]["pearson"] == pytest.approx(0.6)
-    assert out["mean"]["table1_avg4"] == pytest.approx(0.75)
+    assert out["per_system"]["transformer_ranker"]["spearman"] == pytest.approx(0.9, rel=1e-12)
+    assert out["per_system"]["transformer_ranker"]["pearson"] == pytest.approx(0.9, rel=1e-12)
+    assert out["per_system"]["transformer_generator"]["spearman"] == pytest.approx(0.6, rel=1e-12)
+    assert out["per_system"]["transformer_generator"]["pearson"] == pytest.approx(0.6, rel=1e-12)
+    assert out["mean"]["table1_avg4"] == pytest.approx(0.75, rel=1e-12)
     # pooled over the 10 items: the Spearman of the full lists, not a mean of the two systems
     from scipy import stats
 
-    assert out["pooled"]["spearman"] == pytest.approx(stats.spearmanr(scores, human)[0]) == pytest.approx(0.7385489, abs=1e-6)
+    assert out["pooled"]["spearman"] == pytest.approx(stats.spearmanr(scores, human)[0], rel=1e-12) == pytest.approx(
+        0.7385489, abs=1e-6)
 
 
 def test_versus_cosine_bootstrap_matches_a_plain_loop_over_the_same_resamples():
@@ -817,9 +819,9 @@ def test_versus_cosine_bootstrap_matches_a_plain_loop_over_the_same_resamples():
             avg.append(np.mean(four))
         diffs.append(avg[0] - avg[1])
     assert out["interval"] == pytest.approx(list(np.percentile(diffs, [2.5, 97.5])), abs=1e-9)
-    assert out["share_at_least"] == pytest.approx(np.mean(np.asarray(diffs) >= 0))
+    assert out["share_at_least"] == pytest.approx(np.mean(np.asarray(diffs) >= 0), rel=1e-12)
     assert out["delta"] == pytest.approx(per_system(grade_scores, items)["mean"]["table1_avg4"]
-                                         - per_system(cosine, items)["mean"]["table1_avg4"])
+                                         - per_system(cosine, items)["mean"]["table1_avg4"], rel=1e-12)
     assert out["delta"] > 0.1  # the less noisy metric is ahead
     same = versus_cosine(cosine, cosine, items, n_resamples=20)
     assert same["delta"] == 0 and same["interval"] == [0, 0] and same["share_at_least"] == 1
@@ -837,12 +839,12 @@ def test_cosine_row_uses_the_last_three_turns():
     c = encoder.embed([" ".join(contexts[0][-3:])])[0]
     r = encoder.embed(responses)[0]
     got = cosine_scores(MINILM_PACKAGE, contexts, responses)
-    assert got == pytest.approx([float(c @ r)], abs=1e-6)
+    assert got == pytest.approx([float(c @ r)], abs=COSINE)
     all_turns = float(encoder.embed([" ".join(contexts[0])])[0] @ r)
     assert abs(got[0] - all_turns) > 1e-4
     # GRADE's degenerate-response policy: a pair GRADE flags gets the cosine's worst value
     assert cosine_scores(MINILM_PACKAGE, contexts * 2, responses * 2, flags=[["echo"], []]) == pytest.approx(
-        [-1.0, got[0]], abs=1e-6)
+        [-1.0, got[0]], abs=COSINE)
 
 
 def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_model):
@@ -866,18 +868,18 @@ def test_shuffled_graph_control_scores_each_pair_with_another_pairs_graph(tiny_m
     one_by_one = [scorer.score_features(encodings[i : i + 1], [graphs[perm[i]]], scorer.head(True))[0] for i in range(4)]
     from scipy import stats
 
-    assert control["runs"][0]["pooled"]["spearman"] == pytest.approx(stats.spearmanr(one_by_one, [4, 2, 3, 1])[0])
-    assert control["runs"][0]["score_spearman"] == pytest.approx(stats.spearmanr(one_by_one, scores)[0])
+    assert control["runs"][0]["pooled"]["spearman"] == pytest.approx(stats.spearmanr(one_by_one, [4, 2, 3, 1])[0], rel=1e-12)
+    assert control["runs"][0]["score_spearman"] == pytest.approx(stats.spearmanr(one_by_one, scores)[0], rel=1e-12)
     # score_spearman: own-graph vs shuffled-graph scores (issue #18); human_spearman: with the ratings
     assert control["score_spearman"] == pytest.approx(
-        (control["runs"][0]["score_spearman"] + control["runs"][1]["score_spearman"]) / 2)
+        (control["runs"][0]["score_spearman"] + control["runs"][1]["score_spearman"]) / 2, rel=1e-12)
     # a flagged pair keeps its worst value, 0, with another pair's graph too
     flagged = shuffled_graph_control(scorer, contexts, responses, items, [0.0] + scores[1:],
                                      [["echo"], [], [], []], seeds=1)
     assert flagged["runs"][0]["score_spearman"] == pytest.approx(
-        stats.spearmanr([0.0] + one_by_one[1:], [0.0] + scores[1:])[0])
+        stats.spearmanr([0.0] + one_by_one[1:], [0.0] + scores[1:])[0], rel=1e-12)
     assert control["human_spearman"] == pytest.approx(
-        (control["runs"][0]["pooled"]["spearman"] + control["runs"][1]["pooled"]["spearman"]) / 2)
+        (control["runs"][0]["pooled"]["spearman"] + control["runs"][1]["pooled"]["spearman"]) / 2, rel=1e-12)
 
 
 def test_tiny_ablations_write_the_table3_variants(tmp_path):
@@ -918,11 +920,11 @@ PINNED_RESPONSES = ["what are their names ?", "i like pizza ."]
 
 def assert_pinned_heads(scorer, graph_scores: list[float], nograph_scores: list[float]) -> None:
     """A bundled folder's graph and no-graph head scores of the two pinned pairs (sigmoid outputs of
-    float32 sums: abs 1e-5)."""
+    float32 sums pinned in another process: float_noise.RELATIVE and ABSOLUTE)."""
     assert scorer.score(PINNED_CONTEXTS, PINNED_RESPONSES, graph=True)["grade_scores"] == pytest.approx(
-        graph_scores, abs=1e-5)
+        graph_scores, rel=RELATIVE, abs=ABSOLUTE)
     assert scorer.score(PINNED_CONTEXTS, PINNED_RESPONSES, graph=False)["grade_scores"] == pytest.approx(
-        nograph_scores, abs=1e-5)
+        nograph_scores, rel=RELATIVE, abs=ABSOLUTE)
 
 
 def test_bundled_folder_scores_of_both_heads_are_pinned():
@@ -972,7 +974,7 @@ def test_degenerate_and_nonsense_responses_get_zero_and_a_flag():
     assert out["flags"] == [[], [], ["empty"], ["repetitive"], ["unknown_words"]]
     assert out["grade_scores"][2:] == [0.0, 0.0, 0.0]
     alone = module.compute(contexts=[context] * 2, responses=replies)["grade_scores"]
-    assert out["grade_scores"][:2] == pytest.approx(alone) and min(alone) > 0.0
+    assert out["grade_scores"][:2] == pytest.approx(alone, abs=SUM) and min(alone) > 0.0
     with pytest.raises(ValueError, match=r"unknown option\(s\) \['grahp'\]"):
         module.compute(contexts=[context], responses=replies[:1], grahp=False)
 
@@ -995,6 +997,6 @@ def test_graph_signal_statistics_on_a_hand_built_graph():
     adj[:2, 2:], adj[2:, :2] = cr, cr.T
     graph = PairGraph(("dog", "cat"), ("dog", "house"), (True,) * 4, adj)
     assert signal.graph_statistics(graph) == pytest.approx(
-        {"mean_weight": 1.8 / 4, "max_weight": 1.0, "close_pairs": 2.0})
+        {"mean_weight": 1.8 / 4, "max_weight": 1.0, "close_pairs": 2.0}, rel=ROUNDING)
     empty = PairGraph(("dog",), (), (True,), np.zeros((1, 1), dtype=np.float32))
     assert signal.graph_statistics(empty) == {"mean_weight": 0.0, "max_weight": 0.0, "close_pairs": 0.0}

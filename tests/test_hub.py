@@ -75,7 +75,7 @@ def test_adapter_loads_over_its_base_and_merges(adapter, tmp_path):
     with torch.no_grad():
         merged = model(input_ids=ids).logits
         plain = load_causal_lm(tmp_path / "base")[0](input_ids=ids).logits
-    assert torch.allclose(merged, unmerged, atol=1e-4)
+    assert torch.allclose(merged, unmerged, atol=float_noise.LOGPROB)
     assert (merged - plain).abs().max() > 1e-2  # the adapter changes the model
     assert tokenizer.eos_token  # the base's tokenizer (the folder has none)
     _, _, name = causal_lm_and_name(str(folder))
@@ -291,13 +291,13 @@ def test_bundled_folder_card_sizes_and_dry_run(name):
 def test_fed_card_reports_the_default_mode_of_its_all_variant_results():
     """The FED adapter's card names the variant it reads from a file holding all three, not the
     first one in the file (``paper``)."""
-    from dialeval.publish import folders
+    from dialeval.publish import model_cards
 
     folder = hub.HUB_ROOT / "gemma3-dialogue"
-    card = folders.cards()["gemma3-dialogue"]
-    found = {m.dataset: m.value for m in folders.card_measured(folder, card) if m.metric == "spearman"}
+    card = model_cards.cards()["gemma3-dialogue"]
+    found = {m.dataset: m.value for m in model_cards.card_measured(folder, card) if m.metric == "spearman"}
     for dataset in ("fed-turn", "fed-dialog"):
-        results = json.loads((folders.RESULTS / f"{dataset}-gemma3-dialogue.json").read_text())
+        results = json.loads((model_cards.RESULTS / f"{dataset}-gemma3-dialogue.json").read_text())
         variants = results["variants"]
         assert next(iter(variants)) == "paper"
         assert found[dataset] == variants["conditional"]["correlations"]["overall"]["spearman"]
@@ -367,14 +367,14 @@ def test_bundled_weights_are_the_evaluate_default_offline(name, tmp_path):
 def test_an_adapter_card_names_the_run_that_made_it():
     """The card's training command reproduces the recorded run (batch size, sequence length and device
     included) and says where it ran: a GPU run is not described as the shared CPU's."""
-    from dialeval.publish import folders
+    from dialeval.publish import model_cards
 
     gpu = {"preset": "dialogue", "base": "gemma3-270m", "seq_len": "128", "batch_size": "32", "lr": "0.0004",
            "warmup": "30", "max_steps": "1105", "threads": "8", "device": "cuda"}
-    command = folders._command("gemma3-dialogue", gpu)
+    command = model_cards._command("gemma3-dialogue", gpu)
     assert command == ("python training/finetune_lm.py --preset dialogue --output hub/gemma3-dialogue --base "
                        "gemma3-270m --seq-len 128 --batch-size 32 --lr 0.0004 --warmup 30 --max-steps 1105 "
                        "--threads 8 --device cuda")
-    assert folders._hardware(gpu) == "a CUDA GPU (`--device cuda`)"
-    assert folders._hardware({"threads": "1", "device": "cpu"}) == "a shared 2-core CPU (1 thread(s))"
-    assert folders._hardware({"threads": "2"}) == "a shared 2-core CPU (2 thread(s))"  # reports before --device
+    assert model_cards._hardware(gpu) == "a CUDA GPU (`--device cuda`)"
+    assert model_cards._hardware({"threads": "1", "device": "cpu"}) == "a shared 2-core CPU (1 thread(s))"
+    assert model_cards._hardware({"threads": "2"}) == "a shared 2-core CPU (2 thread(s))"  # reports before --device

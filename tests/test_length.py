@@ -19,7 +19,7 @@ def cell(per_item, job="m", signature="metric:m"):
 def test_spearman_of_a_known_ordering():
     # ranks (1, 3, 2, 4) against (1, 2, 3, 4): d^2 = 0 + 1 + 1 + 0, rho = 1 - 6 * 2 / (4 * (16 - 1)) = 0.8
     rho, p = spearman([0.1, 0.3, 0.2, 0.4], [1, 2, 3, 4])
-    assert rho == pytest.approx(0.8) and 0.0 < p < 1.0
+    assert rho == pytest.approx(0.8, rel=1e-12) and 0.0 < p < 1.0
     assert spearman([1, 1, 1], [1, 2, 3]) is None  # constant: no ranking
     assert spearman([1, NAN, 2], [1, 2, 3]) is None  # 2 finite pairs
 
@@ -33,10 +33,10 @@ def test_each_sub_score_against_length_with_the_humans_beside_it():
     rows = {r["score"]: r for r in result["rows"]}
     assert list(rows) == ["a", "b", "c"]
     assert (rows["a"]["n"], rows["a"]["rho_metric_length"], rows["a"]["rho_human_length"]) == (
-        4, pytest.approx(0.8), pytest.approx(-1.0))
+        4, pytest.approx(0.8, rel=1e-12), pytest.approx(-1.0, rel=1e-12))
     # b leaves out item 1: ranks (1, 3, 2) against lengths (2, 3, 4): rho = 1 - 6 * 2 / (3 * 8) = 0.5
     assert (rows["b"]["n"], rows["b"]["rho_metric_length"], rows["b"]["rho_human_length"]) == (
-        3, pytest.approx(0.5), pytest.approx(-1.0))
+        3, pytest.approx(0.5, rel=1e-12), pytest.approx(-1.0, rel=1e-12))
     assert (rows["c"]["rho_metric_length"], rows["c"]["p_metric_length"]) == (None, None)
     assert result["missing"] == []
     line = next(x for x in markdown(result, ["metaeval.json"]).splitlines() if " m:a " in x)
@@ -59,7 +59,7 @@ def test_scores_come_from_the_cache_only_under_the_cells_signature(tmp_path, mon
     slim = [{k: v for k, v in cell({}, job, signature).items() if k != "per_item"}
             for job, signature in (("same", "metric:m"), ("retrained", "metric:m|model:other"))]
     result = length_correlation({"sets": {"s": {}}, "cells": slim}, {"s": ITEMS}, {})
-    assert [(r["job"], r["rho_metric_length"]) for r in result["rows"]] == [("same", pytest.approx(-1.0))]
+    assert [(r["job"], r["rho_metric_length"]) for r in result["rows"]] == [("same", pytest.approx(-1.0, rel=1e-12))]
     assert result["missing"] == [{"set": "s", "job": "retrained", "reason": "no per-item scores with its signature"}]
     assert result["sets"]["s"]["mean_words"] == 2.5
 

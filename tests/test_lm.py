@@ -9,6 +9,7 @@ from packaging.version import Version
 
 from dialeval.core import lm_loading
 from dialeval.core.lm import LMScorer, conversation_text, load_causal_lm
+from float_noise import LOGPROB, SUM
 from tiny_lm import tiny_gpt2
 
 PREFIX_TEXT = "<|endoftext|> Hi! <|endoftext|> Hello, how is your day? <|endoftext|> It's good. <|endoftext|>"
@@ -35,11 +36,11 @@ def plain_logprob(model, ids, start=1):
         out = model(x, labels=x)
         token_lp = torch.log_softmax(out.logits[0, :-1], dim=-1).gather(-1, x[0, 1:, None])[:, 0]
     if start == 1:  # also check the per-token sum against HF's mean loss
-        assert math.isclose(-out.loss.item() * (len(ids) - 1), token_lp.sum().item(), rel_tol=1e-6)
+        assert math.isclose(-out.loss.item() * (len(ids) - 1), token_lp.sum().item(), rel_tol=SUM)
     return token_lp[start - 1 :].sum().item()
 
 
-def per_token_close(a, b, n, tol=1e-5):
+def per_token_close(a, b, n, tol=SUM):
     return abs(a - b) / max(n, 1) <= tol
 
 
@@ -56,7 +57,7 @@ def test_continuations_equal_plain_loop(tiny, tmp_path, share_prefix, attention)
     whole = scorer.continuation_logprobs(prefix, conts, with_prefix=True)
     for c, (lp, n), (lp_all, n_all) in zip(conts, cond, whole):
         assert n == len(c) and n_all == len(prefix) + len(c) - 1
-        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= LOGPROB
         assert per_token_close(lp_all, plain_logprob(model, prefix + c), n_all)
 
 
@@ -74,8 +75,8 @@ def test_prefix_logprob_beside_continuations(tiny, share_prefix):
     none, cond_only = scorer.prefix_and_continuation_logprobs(prefix, conts, prefix_logprob=False)
     assert none is None
     for c, (lp, n), (lp_only, n_only) in zip(conts, cond, cond_only):
-        assert n == n_only == len(c) and abs(lp - lp_only) <= 1e-4
-        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= 1e-4
+        assert n == n_only == len(c) and abs(lp - lp_only) <= LOGPROB
+        assert abs(lp - plain_logprob(model, prefix + c, start=len(prefix))) <= LOGPROB
 
 
 def test_sequence_logprobs_equal_plain_loop(tiny):
@@ -148,7 +149,7 @@ def test_long_prefix_is_left_truncated_keeping_first_token(tiny):
                                          f"scored text\\(s\\), {cut} from the start of the context"):
         results = LMScorer(model, tokenizer).continuation_logprobs(prefix, conts)
     for c, (lp, n) in zip(conts, results):
-        assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= 1e-4
+        assert abs(lp - plain_logprob(model, kept + c, start=len(kept))) <= LOGPROB
 
 
 def test_overlong_continuation_and_sequence_are_right_truncated(tiny):
@@ -204,7 +205,7 @@ def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
         chars += sum(len(t) for t in turns) + len(turns) - 1
     row = bpc.bits_per_char(str(tmp_path), dialogues, max_tokens=100)
     assert (row["dialogues"], row["skipped"]) == (2, 1)
-    assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / chars, rel=1e-5)
+    assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / chars, rel=SUM)
 
 
 def test_pair_bits_per_char_is_the_response_given_its_query_by_hand(tmp_path):
@@ -229,7 +230,7 @@ def test_pair_bits_per_char_is_the_response_given_its_query_by_hand(tmp_path):
         nats -= logprobs[torch.arange(len(prefix) - 1, ids.shape[1] - 1), ids[0, len(prefix):]].sum().item()
     row = bpc.pair_bits_per_char(str(tmp_path), pairs)
     assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / (len("hello , how are you ?") + len("good .") + 2),
-                                                 rel=1e-5)
+                                                 rel=SUM)
 
 
 def test_load_causal_lm_from_local_dir(tiny):
@@ -283,10 +284,10 @@ def test_grouped_logprobs_equal_one_group_at_a_time(tmp_path, prefix_logprob):
         slow = [scorer.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in groups]
         for (fast_prefix, fast_conts), (slow_prefix, slow_conts) in zip(fast, slow):
             if prefix_logprob:
-                assert fast_prefix == (pytest.approx(slow_prefix[0], rel=1e-5, abs=1e-4), slow_prefix[1])
+                assert fast_prefix == (pytest.approx(slow_prefix[0], rel=SUM, abs=LOGPROB), slow_prefix[1])
             else:
                 assert fast_prefix is None
-            assert fast_conts == [(pytest.approx(lp, rel=1e-5, abs=1e-4), n) for lp, n in slow_conts]
+            assert fast_conts == [(pytest.approx(lp, rel=SUM, abs=LOGPROB), n) for lp, n in slow_conts]
         # the LM head ran on the scored positions only where transformers takes a boolean logits_to_keep
         # (5.24 here; 5.17, seen on the GPU machine, does not, and the fallback computes every position's logits)
         if Version(transformers.__version__) >= Version("5.24"):
@@ -330,7 +331,7 @@ def test_grouped_logprobs_share_the_first_tokens_of_continuations(tmp_path):
         assert sum(fed) < sum(len(p) + sum(len(c) for c in conts) for p, conts in groups)
         for (_, fast_conts), (prefix, conts) in zip(fast, groups):
             slow = scorer.prefix_and_continuation_logprobs(prefix, conts)[1]
-            assert fast_conts == [(pytest.approx(lp, rel=1e-5, abs=1e-4), n) for lp, n in slow]
+            assert fast_conts == [(pytest.approx(lp, rel=SUM, abs=LOGPROB), n) for lp, n in slow]
 
 
 def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
@@ -357,7 +358,7 @@ def test_sliding_window_layers_pack_within_the_window_and_fall_back_beyond():
         found = scorer.continuation_logprobs(prefix, conts)
         expected = [scorer._batch_logprobs([prefix + c], [len(prefix)])[0] for c in conts]
         for (a, n), (b, m) in zip(found, expected):
-            assert n == m and a == pytest.approx(b, rel=1e-5)
+            assert n == m and a == pytest.approx(b, rel=SUM, abs=LOGPROB)
         assert scorer.share_prefix  # a call past the window falls back without turning the packing off
     assert len(tokenizer.encode("Hi! How are you?")) + max(map(len, conts)) <= 24 < len(prefix) + max(map(len, conts))
     assert packed == [1]  # the short call was packed, the long one was not

@@ -12,6 +12,7 @@ import pytest
 from dialeval.data import paper
 from dialeval.multiref import meteor
 from dialeval.multiref.scorer import QUALITY_METRICS, MultiRefScorer
+from float_noise import ROUNDING
 
 PRED = ["i am fine , thanks .", "sure , how much is it ?"]
 REFS = [["fine , thank you .", "i am good .", "not bad at all"], ["how much ?", "no thanks ."]]
@@ -30,8 +31,8 @@ def test_multi_reference_is_max_of_single_reference(tooling):
     for name in QUALITY_METRICS:
         for i in range(len(PRED)):
             best = max(s[f"{name}_scores"][i] for s in singles)
-            assert multi[f"{name}_scores"][i] == pytest.approx(best), name
-        assert multi[name] == pytest.approx(sum(multi[f"{name}_scores"]) / len(PRED))
+            assert multi[f"{name}_scores"][i] == pytest.approx(best, rel=ROUNDING), name
+        assert multi[name] == pytest.approx(sum(multi[f"{name}_scores"]) / len(PRED), rel=ROUNDING)
     tok = {"dialeval": "tok:lower-regex", "paper": "tok:lower-split"}[tooling]
     assert "nrefs:var" in multi["signature"] and tok in multi["signature"]
 
@@ -41,7 +42,7 @@ def test_paper_tooling_choices_and_signature():
     assert scorer.tooling.name == "paper" and scorer.rouge_beta == 1.2
     out = scorer.quality(["Hi there"], [["hi there !"]])
     # whitespace tokens: LCS 2, P = 1, R = 2/3, beta 1.2
-    assert out["rougeL"] == pytest.approx(2.44 * (2 / 3) / (2 / 3 + 1.44))
+    assert out["rougeL"] == pytest.approx(2.44 * (2 / 3) / (2 / 3 + 1.44), rel=1e-12)
     sig = out["signature"]
     for field in ("tooling:paper", "tok:lower-split", "bleu:nltk-method1-bleu3w0.33", "rougeL_beta:1.2",
                   "emb:glove-6b-50d", "oov:mean"):
@@ -49,7 +50,7 @@ def test_paper_tooling_choices_and_signature():
     dialeval_sig = MultiRefScorer(metrics=["rougeL"], tooling="dialeval", rouge_beta=1.2).signature([["x"]], "quality")
     assert "|tooling:dialeval|" in dialeval_sig and "|rougeL_beta:1.2|" in dialeval_sig
     coco = MultiRefScorer(metrics=["bleu2"], bleu="coco").quality(["a b c d"], ["a b e f"])
-    assert coco["bleu2"] == pytest.approx((0.5 * 1 / 3) ** 0.5) and "|bleu:coco|" in coco["signature"]
+    assert coco["bleu2"] == pytest.approx((0.5 * 1 / 3) ** 0.5, rel=1e-8) and "|bleu:coco|" in coco["signature"]
 
 
 def test_empty_prediction_gets_the_worst_value_and_a_flag():
@@ -57,11 +58,12 @@ def test_empty_prediction_gets_the_worst_value_and_a_flag():
     the embedding cosines (an empty text's vector is 0, which would give 0), and a flag."""
     scorer = MultiRefScorer(metrics=["bleu1", "rougeL", "greedy_matching"])
     out = scorer.quality(["", "hi there", "  "], [["a"], ["hi there"], "b c"])
-    assert out["bleu1_scores"] == [0.0, 1.0, 0.0] and out["bleu1"] == pytest.approx(1 / 3)
-    assert out["rougeL_scores"] == [0.0, 1.0, 0.0] and out["greedy_matching_scores"] == pytest.approx([-1.0, 1.0, -1.0])
+    assert out["bleu1_scores"] == [0.0, 1.0, 0.0] and out["bleu1"] == pytest.approx(1 / 3, rel=1e-12)
+    assert out["rougeL_scores"] == [0.0, 1.0, 0.0]
+    assert out["greedy_matching_scores"] == pytest.approx([-1.0, 1.0, -1.0], rel=ROUNDING)
     assert out["flags"] == [["empty"], [], ["empty"]]
     div = scorer.diversity([["", "a b"]], [["a b"]])
-    assert div["recall_bleu1"] == pytest.approx(1.0) and div["distinct1"] == pytest.approx(1.0)
+    assert div["recall_bleu1"] == pytest.approx(1.0, rel=1e-12) and div["distinct1"] == pytest.approx(1.0, rel=1e-12)
 
 
 def test_a_repeated_reference_sentence_does_not_beat_it_said_once():
@@ -77,8 +79,9 @@ def test_a_repeated_reference_sentence_does_not_beat_it_said_once():
 
 def test_paper_diversity_divides_distinct_by_tokens():
     group = [["a b a", "a c"]]
-    assert MultiRefScorer(metrics=["bleu1"]).diversity(group)["distinct2"] == pytest.approx(3 / 5)
-    assert MultiRefScorer(metrics=["bleu1"], tooling="dialeval").diversity(group)["distinct2"] == pytest.approx(1.0)
+    assert MultiRefScorer(metrics=["bleu1"]).diversity(group)["distinct2"] == pytest.approx(3 / 5, rel=1e-12)
+    assert MultiRefScorer(metrics=["bleu1"], tooling="dialeval").diversity(group)["distinct2"] == pytest.approx(1.0,
+                                                                                                               rel=1e-12)
 
 
 def test_plain_reference_list_means_one_reference(scorer):
@@ -90,13 +93,13 @@ def test_plain_reference_list_means_one_reference(scorer):
 def test_recall_distinct_on_toy_group():
     scorer = MultiRefScorer(metrics=["rougeL"], tooling="dialeval")
     out = scorer.diversity([["a b", "c d"]], [["a b", "c d", "e f"]])
-    assert out["recall_rougeL"] == pytest.approx(2 / 3)  # references covered: 1, 1, 0
-    assert out["distinct1"] == pytest.approx(1.0) and out["distinct2"] == pytest.approx(1.0)
+    assert out["recall_rougeL"] == pytest.approx(2 / 3, rel=1e-12)  # references covered: 1, 1, 0
+    assert out["distinct1"] == pytest.approx(1.0, rel=1e-12) and out["distinct2"] == pytest.approx(1.0, rel=1e-12)
     unref = scorer.diversity([["a b a", "a c"]])
     assert "recall_rougeL" not in unref
-    assert unref["distinct1"] == pytest.approx(3 / 5)
+    assert unref["distinct1"] == pytest.approx(3 / 5, rel=1e-12)
     same = scorer.diversity([["the cat sat down"] * 3])
-    assert same["self_bleu_diversity"] == pytest.approx(0.0)
+    assert same["self_bleu_diversity"] == pytest.approx(0.0, rel=1e-12)
 
 
 @pytest.mark.parametrize(
@@ -172,7 +175,7 @@ def test_three_ways_to_load_offline(tmp_path):
     done = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     out = json.loads(done.stdout.strip().splitlines()[-1])
-    assert [v[0] for v in out.values()] == pytest.approx([0.8] * 3)  # LCS 2, P = 1, R = 2/3, F1
+    assert [v[0] for v in out.values()] == pytest.approx([0.8] * 3, rel=1e-12)  # LCS 2, P = 1, R = 2/3, F1
     assert "dialeval--multiref" in out["hub-id"][1]
 
 
@@ -184,10 +187,10 @@ def test_evaluate_module_caches_scorer_and_takes_both_feature_sets():
     scorer = module._cached_scorer
     b = module.compute(predictions=["hi there"], references=[["hi there !", "yo"]], metrics=["bleu1"])
     assert module._cached_scorer is scorer
-    assert a["bleu1"] == pytest.approx(b["bleu1"])
+    assert a["bleu1"] == pytest.approx(b["bleu1"], rel=1e-12)
     diversity = dialeval.load("multiref", "diversity")
     out = diversity.compute(predictions=[["a b c", "a b d"]], references=[[]], metrics=["bleu1"])
-    assert out["distinct1"] == pytest.approx(4 / 6)
+    assert out["distinct1"] == pytest.approx(4 / 6, rel=1e-12)
 
 
 def test_evaluate_module_rejects_bad_inputs_before_casting():

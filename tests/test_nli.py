@@ -12,6 +12,7 @@ from dialeval.core import nli_training
 from dialeval.data.corpora import NLI_LABELS, NLI_SOURCES, nli_pairs
 from dialeval.models import ModelNotFoundError
 from dialeval.core.nli import NLIScorer, contradiction_index
+from float_noise import ABSOLUTE, FLOAT16, LOGPROB, RELATIVE, ROUNDING, SUM
 from training_scripts import script
 
 train_nli = script("nli")  # training/nli.py: options, then dialeval.core.nli_training.train
@@ -100,7 +101,7 @@ def test_contradiction_label_is_read_from_config(scorer):
     probs = scorer.probs(PREMISES, HYPOTHESES)
     contra = scorer.contradiction_probs(PREMISES, HYPOTHESES)
     assert contra == pytest.approx([p["CONTRADICTION"] for p in probs], abs=1e-12)
-    assert all(sum(p.values()) == pytest.approx(1.0, abs=1e-6) for p in probs)
+    assert all(sum(p.values()) == pytest.approx(1.0, abs=ROUNDING) for p in probs)
     assert max(contra) - min(contra) > 1e-3  # the random model does tell pairs apart
     import torch
 
@@ -109,16 +110,16 @@ def test_contradiction_label_is_read_from_config(scorer):
             torch.softmax(scorer.model(**scorer.tokenizer(p, h, return_tensors="pt")).logits[0], -1)[0].item()
             for p, h in zip(PREMISES, HYPOTHESES)
         ]
-    assert contra == pytest.approx(direct, abs=1e-5)
+    assert contra == pytest.approx(direct, abs=SUM)
     assert contradiction_index({0: "entailment", 1: "neutral", 2: "contradiction"}) == 2
 
 
 def test_batch_size_and_order_invariance(tiny_dir, scorer):
     one = NLIScorer(str(tiny_dir), device="cpu", batch_size=1)
     eight = scorer.contradiction_probs(PREMISES, HYPOTHESES)
-    assert one.contradiction_probs(PREMISES, HYPOTHESES) == pytest.approx(eight, abs=1e-5)
+    assert one.contradiction_probs(PREMISES, HYPOTHESES) == pytest.approx(eight, abs=SUM)
     alone = [scorer.contradiction_probs([p], [h])[0] for p, h in zip(PREMISES, HYPOTHESES)]
-    assert alone == pytest.approx(eight, abs=1e-5)  # input order kept despite length sorting
+    assert alone == pytest.approx(eight, abs=SUM)  # input order kept despite length sorting
     long = " ".join(["the dog is playing in the park"] * 40)  # 280 tokens: cut to the 128 positions
     assert scorer.max_length == 128 and len(scorer.contradiction_probs([long], [long])) == 1
 
@@ -224,7 +225,7 @@ def test_cached_lower_layers_give_the_full_models_logits(tmp_path):
     with torch.no_grad():
         full = model(**tokenizer.pad(features, return_tensors="pt")).logits
         short = nli_training.top_logits(model, cached, 1)
-    assert torch.allclose(full, short, atol=2e-2)  # float16 cache
+    assert torch.allclose(full, short, atol=FLOAT16)  # float16 cache
     assert cached[0].dtype == torch.float16 and cached[0].shape == (len(features[0]["input_ids"]), 32)
     with pytest.raises(ValueError, match="frozen-layers"):
         nli_training.wrap_lora_top(classifier_from_encoder(base, dict(enumerate(NLI_LABELS))),
@@ -243,8 +244,8 @@ def test_bundled_nli_labels_an_obvious_contradiction(name, weights, contradictio
     hypotheses = ["The woman is running in a race.", "I do not have any pets.", "The shop opens at nine."]
     probs = scorer.probs(premises, hypotheses)
     assert [max(p, key=p.get) for p in probs] == ["contradiction", "contradiction", "entailment"]
-    assert [p["contradiction"] for p in probs] == pytest.approx(contradiction, abs=2e-4)
-    assert probs[2]["entailment"] == pytest.approx(entailment, abs=2e-4)
+    assert [p["contradiction"] for p in probs] == pytest.approx(contradiction, rel=RELATIVE, abs=ABSOLUTE)
+    assert probs[2]["entailment"] == pytest.approx(entailment, rel=RELATIVE, abs=ABSOLUTE)
 
 
 def lora_top_model(base: Path, frozen_layers: int):
@@ -296,13 +297,13 @@ def test_cached_path_is_the_full_model(tmp_path, family, layers, frozen):
                                                    output_hidden_states=True).hidden_states[frozen]
         short = nli_training.top_logits(model, cached, frozen)
     assert [c.shape for c in cached] == [(n, 32) for n in lengths]
-    assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=1e-5) for i, c in enumerate(cached))
+    assert all(torch.allclose(c, hidden[i, : lengths[i]], atol=SUM) for i, c in enumerate(cached))
     assert float(full.std()) > 0.1  # logits that tell pairs apart
-    assert torch.allclose(full, short, atol=1e-4), float((full - short).abs().max())
-    assert nli_training.check_cached_path(model, tokenizer, features, frozen) < 1e-4
+    assert torch.allclose(full, short, atol=LOGPROB), float((full - short).abs().max())
+    assert nli_training.check_cached_path(model, tokenizer, features, frozen) < LOGPROB
     with torch.no_grad():  # the stored float16 cache: rounding only
         stored = nli_training.top_logits(model, nli_training.cache_hidden(model, tokenizer, features, frozen), frozen)
-    assert torch.allclose(full, stored, atol=2e-2)
+    assert torch.allclose(full, stored, atol=FLOAT16)
     if family == "mpnet":  # the relative-position bias matters, and the check catches its absence
         arch = nli_training.ARCHITECTURES["mpnet"]
         broken = dataclasses.replace(arch, layer_inputs=lambda encoder, states: {})
@@ -378,7 +379,7 @@ def test_tiny_training_over_mpnet_loads_back(tmp_path, monkeypatch, capsys):
     scorer = NLIScorer(str(out), device="cpu", batch_size=4)
     assert scorer.labels == list(NLI_LABELS) and type(scorer.model).__name__ == "MPNetForSequenceClassification"
     probs = scorer.probs(PREMISES, HYPOTHESES)
-    assert [[p[label] for label in NLI_LABELS] for p in probs] == [pytest.approx(e, abs=1e-5) for e in expected]
+    assert [[p[label] for label in NLI_LABELS] for p in probs] == [pytest.approx(e, abs=SUM) for e in expected]
     assert max(abs(a[0] - b[0]) for a, b in zip(expected, expected[1:])) > 1e-3  # pairs are told apart
 
     # a cached path that is not the model stops the run before any training

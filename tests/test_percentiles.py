@@ -53,6 +53,10 @@ def test_mid_rank_percentiles_by_hand(fake):
     assert reference.scores == {"up": (1, 2, 2, 3), "down": (1, 2, 2, 3)}  # sorted, NaN and None dropped
     assert reference.read({"up": [2, 2.5, 0, 5, float("nan")], "down": [1, 3, 4], "other": [1.0]}) == {
         "up": [50.0, 75.0, 0.0, 100.0, None], "down": [87.5, 12.5, 0.0]}
+    # a flagged reply is at exactly 0, where its value alone would read (0 + 1/2) / 4 = 12.5 % (up) or 87.5 % (down)
+    assert reference.read({"up": [1, 1], "down": [1, 1]}, [[], ["empty"]]) == {"up": [12.5, 0.0], "down": [87.5, 0.0]}
+    with pytest.raises(ValueError, match="1 flags for 2 up scores"):
+        reference.read({"up": [1, 1]}, [[]])
     found, signature = hr.with_percentiles("fake", {"up": [3.0]})
     assert found == {"up_percentiles": [87.5]}  # (3 + 1/2) / 4
     assert signature == ("percentiles:fake|among:DailyDialog test human replies|n:4|seed:0|weights:aaaaaaaaaaaa"
@@ -170,19 +174,27 @@ def test_the_grade_module_adds_percentiles_on_request():
 
     grade = dialeval.load("grade")
     plain = grade.compute(contexts=CONTEXTS, responses=RESPONSES)
-    assert sorted(plain) == ["flags", "grade", "grade_scores", "signature"]  # the default output is unchanged
+    # without percentiles: the mean, the flagged count and the mean over unflagged replies (results.summarize)
+    assert sorted(plain) == ["flagged", "flags", "grade", "grade_scores", "grade_unflagged", "signature"]
+    assert plain["flagged"] == 1 and plain["grade_unflagged"] == plain["grade_scores"][0]
     result = grade.compute(contexts=CONTEXTS, responses=RESPONSES, percentiles=True)
     assert result["grade_scores"] == plain["grade_scores"]
     stored = stored_grade()
-    assert result["grade_percentiles"] == [by_hand(v, stored) for v in plain["grade_scores"]]
-    # flagged (repetitive): scored 0, at the bottom, tied only with the human replies that are themselves
-    # flagged (one of the 200 copies a context turn: echo)
-    assert result["grade_percentiles"][1] == 100 * 0.5 * stored.count(0.0) / len(stored) < 1.0
+    # flagged (repetitive): scored 0 and exactly at the 0th percentile, never the mid-rank of a tie with
+    # human replies that are themselves flagged (0.25 before issue 54)
     assert result["flags"][1] == ["repetitive"]
+    assert result["grade_percentiles"] == [by_hand(plain["grade_scores"][0], stored), 0.0]
+    assert result["grade_percentile"] == pytest.approx(result["grade_percentiles"][0] / 2, rel=1e-12)
     assert result["percentiles_signature"].startswith("percentiles:grade|among:DailyDialog test human replies|n:200")
     with pytest.raises(ValueError, match=r"no human reference of grade with options .*'graph': False.*"
                                          r"--option graph=false"):
         grade.compute(contexts=CONTEXTS, responses=RESPONSES, graph=False, percentiles=True)
+
+
+def dialeval_grade(rows):
+    import dialeval
+
+    return dialeval.load("grade").compute(contexts=[r["context"] for r in rows], responses=[r["response"] for r in rows])
 
 
 def test_score_and_compare_report_percentiles(tmp_path, capsys):
@@ -195,8 +207,9 @@ def test_score_and_compare_report_percentiles(tmp_path, capsys):
     assert main(["score", "--metric", "grade", "--input", str(source), "--output", str(out), "--percentiles"]) == 0
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     stored = stored_grade()
-    assert [line["percentiles"] for line in lines] == [{"grade": by_hand(line["scores"]["grade"], stored)}
+    assert [line["percentiles"] for line in lines] == [{"grade": 0.0 if line["flags"] else by_hand(line["scores"]["grade"], stored)}
                                                        for line in lines]
+    assert lines[1]["flags"] == ["repetitive"] and lines[1]["percentiles"] == {"grade": 0.0}  # 0.25 as a mid-rank
     assert lines[0]["percentiles_signature"].startswith("percentiles:grade|")
     capsys.readouterr()
     assert main(["score", "--metric", "grade", "--input", str(source), "--output", str(out)]) == 2  # no flag: refused
@@ -210,10 +223,19 @@ def test_score_and_compare_report_percentiles(tmp_path, capsys):
     result = json.loads(capsys.readouterr().out)
     entry = result["metrics"]["grade"]
     assert entry["percentiles"]["among"] == "human replies on DailyDialog test (n=200, seed 0)"
+    scored = {name: [json.loads(line) for line in path.read_text().splitlines()]
+              for name, path in (("in", source), ("echo", echo))}
     for system in entry["scores"]["grade"]["systems"]:
-        assert system["percentile"] == pytest.approx(by_hand(system["mean"], stored))
+        # the mean of the items' percentiles (the echoes flagged: at 0), not the percentile of the mean
+        grade = dialeval_grade(scored[system["name"]])
+        expected = [0.0 if f else by_hand(v, stored) for v, f in zip(grade["grade_scores"], grade["flags"])]
+        assert system["percentile"] == pytest.approx(sum(expected) / len(expected), rel=1e-12)
+        assert system["flagged"] == sum(map(bool, grade["flags"]))
+        assert system["unflagged"] == (None if all(grade["flags"]) else pytest.approx(grade["grade_unflagged"], rel=1e-12))
+    assert {s["name"]: s["flagged"] for s in entry["scores"]["grade"]["systems"]} == {"in": 1, "echo": 2}
     assert main(["compare", str(source), str(echo), "--metric", "grade", "--percentiles", "--quiet",
                  "--resamples", "50", "--permutations", "50"]) == 0
     report = capsys.readouterr().out
-    assert "| rank | system | mean | 95 % interval | percentile |" in report
+    assert "| rank | system | mean | 95 % interval | flagged | mean unflagged | mean percentile |" in report
+    assert "| echo | 0 | [0, 0] | 2 | - | 0 |" in report
     assert math.isfinite(entry["scores"]["grade"]["systems"][0]["percentile"])

@@ -374,10 +374,10 @@ def test_human_agreement_counts_and_kendall():
     assert result.n_pairs == 3
     assert result.n_human_significant == 3
     assert result.n_same_sign == 2
-    assert result.sign_agreement == pytest.approx(2 / 3)
+    assert result.sign_agreement == pytest.approx(2 / 3, rel=1e-12)
     assert result.n_metric_significant == 3
     assert result.n_metric_significant_same_sign == 2
-    assert result.kendall_tau == pytest.approx(1 / 3)  # 2 concordant, 1 discordant pair of systems
+    assert result.kendall_tau == pytest.approx(1 / 3, rel=1e-12)  # 2 concordant, 1 discordant pair of systems
     flipped = [p for p in result.pairs if not p.same_sign]
     assert [(p.system_a, p.system_b) for p in flipped] == [("B", "C")]
     assert flipped[0].human_diff > 0 > flipped[0].metric_diff

@@ -44,11 +44,11 @@ def test_tiny_finetune_saves_model_and_report(tmp_path, preset):
         assert "reduction:sum" in result["signature"] and "cutoff:stored" in result["signature"]
         logprobs = read_logprobs(out)  # the 8 calibration pairs, given the query and alone
         assert [len(logprobs[a]) for a in ("coherence", "fluency")] == [8, 8]
-        assert read_cutoffs(out) == pytest.approx(cutoffs_of(logprobs))
+        assert read_cutoffs(out) == pytest.approx(cutoffs_of(logprobs), rel=1e-12)
         coherence = scorer.score("coherence", ["fine , thanks ."], [["hello , how are you ?"]])  # the default: PMI
         assert "|pmi:0.85|cutoff:stored-q25-q75|" in coherence["signature"]
         assert coherence["coherence_anchors"] == pytest.approx(
-            pmi_anchors(logprobs["coherence"], logprobs["fluency"], 0.85, "mean"))
+            pmi_anchors(logprobs["coherence"], logprobs["fluency"], 0.85, "mean"), rel=1e-12)
 
 
 def test_tiny_adapter_resumes_from_its_folder_and_full_fine_tune_still_works(tmp_path):

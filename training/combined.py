@@ -1,7 +1,7 @@
 """Train the combined metric (issue 21): the bundled ``dialeval/combined-judgments``.
 
 This metric, and only this one, is trained on the shared human-judgment sets (``$DIALEVAL_DATA``,
-:mod:`dialeval.data.judgments`). For every set it reads the component metrics' per-item scores (the
+:func:`dialeval.registry.judgment_sets`). For every set it reads the component metrics' per-item scores (the
 meta-evaluation grid's jobs, through the score cache: run ``dialeval benchmark --all`` first, or
 this script scores what is missing) and fits non-negative ridge regressions
 (:func:`dialeval.combined.model.fit_linear`) from the components' headline scores to the human
@@ -36,7 +36,7 @@ from dialeval.combined.card import weights_table
 from dialeval.combined.model import RIDGE
 from dialeval.combined.spec import SPEC
 from dialeval.combined.training import fit_bundle, gather
-from dialeval.data.judgments import sets as judgment_sets
+from dialeval.registry import judgment_sets
 from dialeval.publish import write_model_card
 from dialeval.models.shipped import CHECKOUT_ROOT
 

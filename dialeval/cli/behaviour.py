@@ -68,7 +68,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--seed", type=int, default=0, help="seeds the contexts and the built replies")
     p.add_argument("--option", action="append", default=[], metavar="[METRIC:]KEY=VALUE", help="metric option")
     add_report_arguments(p)
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress messages")
 
 
 COMMAND = Command("behaviour", "does the real reply beat echoes, word salads, generic replies, ...?", add_arguments,

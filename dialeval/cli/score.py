@@ -98,12 +98,13 @@ def _score_lines(args: argparse.Namespace, items: list[dict], lines: list[int], 
                 "(another model or version); pass --overwrite to start again, or another --output")
         expected = signature
         per_item, _ = item_scores
+        chunk_flags = flags_of(item_scores, chunk)
         records = [{"line": lines[start + k], "id": item.get("id"),
                     "scores": {name: values[k] for name, values in per_item.items()}, "flags": flags,
                     "signature": signature}
-                   for k, (item, flags) in enumerate(zip(chunk, flags_of(item_scores, chunk)))]
+                   for k, (item, flags) in enumerate(zip(chunk, chunk_flags))]
         if reference is not None:
-            read = reference.read(per_item)
+            read = reference.read(per_item, chunk_flags)  # a flagged reply at 0
             for k, record in enumerate(records):
                 record["percentiles"] = {name: values[k] for name, values in read.items()}
                 record["percentiles_signature"] = reference_signature(reference)
@@ -118,10 +119,10 @@ def _warn_save_every(args: argparse.Namespace) -> None:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    """Run ``dialeval score``; the exit status."""
-    from tqdm.auto import tqdm
-
+    """Run ``dialeval score``; the exit status. Progress per item on standard error once the run has
+    taken 10 s (:mod:`dialeval.core.progress`)."""
     from dialeval.core.options import check_number
+    from dialeval.core.progress import Progress
     from dialeval.scoring.chunks import check_options
 
     check_number("--chunk-size", args.chunk_size, minimum=1, integer=True)
@@ -137,7 +138,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     if args.percentiles:  # a stale reference is refused before any scoring
         reference = load_reference(args.metric, options, any(item.get("references") for item in items))
     if output is None:
-        with tqdm(total=len(shard), desc=args.metric, unit="item") as bar:
+        with Progress(len(shard), args.metric) as bar:
             for text, count, _ in _score_lines(args, items, lines, run_options, shard, None, STDOUT, reference):
                 sys.stdout.write(text)
                 sys.stdout.flush()
@@ -155,7 +156,7 @@ def cmd_score(args: argparse.Namespace) -> int:
     done, expected, written = resume_point(output, settings, lines[shard.start:shard.stop])
     write_meta(output, settings, expected)
     output.touch()  # also for an empty shard (fewer chunks than shards)
-    with saved_on_interrupt(output), tqdm(total=len(shard), initial=done, desc=args.metric, unit="item") as bar:
+    with saved_on_interrupt(output), Progress(len(shard), args.metric, initial=done) as bar:
         block = range(shard.start + done, shard.stop)
         for text, count, signature in _score_lines(args, items, lines, run_options, block, expected, str(output),
                                                          reference):

@@ -77,7 +77,7 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
     from dialeval.combined.model import CombinedModel
     from dialeval.combined.runner import DEFAULT_MODEL, combine, component_scores, resolve_folder
     from dialeval.stats.correlation import bootstrap_interval, williams_spearman
-    from dialeval.data.judgments import load_judgments
+    from dialeval.registry import load_judgments
 
     bundle = CombinedModel.load(resolve_folder(model or DEFAULT_MODEL))
     scored, signature = {}, None

@@ -31,6 +31,8 @@ SPEC = MetricSpec(
     name="combined",
     summary="non-negative ridge combination of the other metrics' scores, validated leave-one-set-out",
     runner=run_combined,
+    # what its components read under their jobs' options: the references decide which of them apply
+    reads_fields=("context", "response", "references"),
     scales=lambda: scales.SCALES,
     bundled=("combined-judgments",),
     # the components' folders key the cached scores too (the combined score is a function of theirs)

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 from dialeval.combined.features import feature_table, pattern
 from dialeval.combined.model import CombinedModel, fit_linear
 from dialeval.combined.runner import component_scores, model_of
-from dialeval.data.judgments import load_judgments
+from dialeval.registry import load_judgments
 
 
 def gather(set_names: Sequence[str]) -> tuple[dict[str, tuple[dict, list[float]]], dict[str, str]]:

@@ -13,6 +13,7 @@ import numpy as np
 from dialeval import registry
 from dialeval.compare.systems import HUMAN, Systems, read_systems
 from dialeval.core.degenerate import flag_counts
+from dialeval.core.results import FLAGGED, PERCENTILE, UNFLAGGED, flag_summary, percentile_means
 from dialeval.registry import scale_dict
 from dialeval.stats import paired
 from dialeval.stats.bootstrap import mean_interval
@@ -30,18 +31,25 @@ def _score(metric: str, items: list[dict], options: dict[str, Any], refresh: boo
     return scores_for(metric, options, items, refresh, progress=progress, desc=f"{metric} on {label}")
 
 
-def _add_percentiles(metric: str, options: Mapping[str, Any], entry: dict[str, Any], references: bool) -> None:
-    """Each system's (and the human responses') mean of every sub-score with a stored human reference
-    as its percentile among human replies (:mod:`dialeval.scoring.human_reference`; a stale or missing
-    reference is a ``ValueError``)."""
-    from dialeval.scoring.human_reference import load_reference, reference_signature
+def _reference(metric: str, options: Mapping[str, Any], references: bool) -> Any:
+    """The stored human reference of ``metric`` with ``options`` (:mod:`dialeval.scoring.human_reference`;
+    a stale or missing reference is a ``ValueError``)."""
+    from dialeval.scoring.human_reference import load_reference
 
-    reference = load_reference(metric, options, references)
-    for sub, block in entry["scores"].items():
-        if sub in reference.scores:
-            for row in [*block["systems"], *([block["human_reference"]] if "human_reference" in block else [])]:
-                row["percentile"] = reference.percentiles(sub, [row["mean"]])[0]
-    entry["percentiles"] = {"among": reference.label, "signature": reference_signature(reference)}
+    return load_reference(metric, options, references)
+
+
+def _readings(values: np.ndarray, flags: Sequence[Sequence[str]], sub: str, reference: Any) -> dict[str, Any]:
+    """What a system's row shows beside its ``mean`` of ``values`` (the kept items' scores of ``sub``,
+    ``flags`` theirs; :mod:`dialeval.core.results`): ``flagged``, the mean over unflagged items
+    ``unflagged`` (``None`` when every item is flagged) and, with a ``reference`` holding ``sub``,
+    ``percentile``, the mean percentile among human replies with flagged items at 0."""
+    readings = flag_summary({sub: list(values)}, flags, [sub])
+    unflagged = readings[f"{sub}{UNFLAGGED}"]
+    out: dict[str, Any] = {"flagged": readings[FLAGGED], "unflagged": None if np.isnan(unflagged) else unflagged}
+    if reference is not None and sub in reference.scores:
+        out["percentile"] = percentile_means({sub: reference.percentiles(sub, list(values), flags)})[f"{sub}{PERCENTILE}"]
+    return out
 
 
 def compare_systems(
@@ -63,7 +71,9 @@ def compare_systems(
     ``settings`` (:class:`dialeval.stats.results.Settings`) with keyword overrides of its fields
     (``n_resamples=...``, ``seed=...``, ...) as for :func:`dialeval.stats.paired.compare`; each
     sub-score is ranked in the direction of its scale, whatever ``higher_is_better`` says.
-    ``percentiles``: each mean also as its percentile among human replies (:func:`_add_percentiles`)."""
+    Beside each system's mean (flagged items at their worst value), its ``flagged`` count and
+    ``unflagged`` mean (:func:`_readings`); ``percentiles``: also ``percentile``, the mean of the items'
+    percentiles among human replies, flagged items at 0 (the statistics stay on the per-item scores)."""
     options = {k: dict(v) for k, v in (options or {}).items()}
     settings = Settings.of(settings, **overrides)
     stats_options = settings.options()
@@ -116,6 +126,13 @@ def compare_systems(
                 human_note = f"{metric} cannot score the references as responses: {error}"
         entry: dict[str, Any] = {"signature": signature, "options": metric_options, "scores": {}, "skipped": {},
                                  "flagged": {name: flag_counts(flags[name]) for name in systems.names}}
+        reference = None
+        if percentiles:
+            reference = _reference(metric, metric_options, systems.kind == "responses" and any(
+                item.get("references") for name in systems.names for item in systems.items[name]))
+            from dialeval.scoring.human_reference import reference_signature
+
+            entry["percentiles"] = {"among": reference.label, "signature": reference_signature(reference)}
         if human_note:
             entry["human_reference"] = human_note
         produced.update(per_system[systems.names[0]])
@@ -141,16 +158,19 @@ def compare_systems(
                                             settings, higher_is_better=higher)
             block = {"scale": scale, "n_items": int(keep.sum()), "n_dropped": int((~keep).sum()),
                      **comparison.to_dict(), "warnings": [str(w.message) for w in caught]}
+            kept_at = np.flatnonzero(keep)
+            for row in block["systems"]:
+                at = systems.names.index(row["name"])
+                row.update(_readings(matrix[at][keep], [flags[row["name"]][i] for i in kept_at], sub, reference))
             if human_row is not None:
                 kept_human = human_row[keep]
                 if np.isfinite(kept_human).all():
                     low, high = mean_interval(kept_human, settings.n_resamples, settings.seed, settings.confidence)
                     block["human_reference"] = {"name": HUMAN, "mean": float(kept_human.mean()),
-                                                "ci_low": low, "ci_high": high, "references": "leave-one-out"}
+                                                "ci_low": low, "ci_high": high, "references": "leave-one-out",
+                                                **_readings(kept_human, [human_entry["flags"][i] for i in kept_at],
+                                                            sub, reference)}
             entry["scores"][sub] = block
-        if percentiles:
-            _add_percentiles(metric, metric_options, entry, systems.kind == "responses" and any(
-                item.get("references") for name in systems.names for item in systems.items[name]))
         result["metrics"][metric] = entry
     unknown_scores = [x for x in scores or () if x not in produced]
     if unknown_scores:

@@ -24,11 +24,13 @@ def _p(value: float) -> str:
     return "<0.001" if value < 0.001 else f"{value:.3f}"
 
 
-def _percentile_cell(row: Mapping[str, Any], shown: bool) -> str:
-    """The percentile column's cell (``""`` when the table has none)."""
-    if not shown:
-        return ""
-    return f" {_f(row['percentile'])} |" if row.get("percentile") is not None else " |"
+def _reading_cells(row: Mapping[str, Any], percentile: bool) -> str:
+    """The cells beside a row's mean and interval: its flagged count, its mean over unflagged items
+    (``-`` when every item is flagged) and, when the table has that column, its mean percentile."""
+    cells = f" {row.get('flagged', '')} | {'-' if row.get('unflagged') is None else _f(row['unflagged'])} |"
+    if percentile:
+        cells += f" {_f(row['percentile'])} |" if row.get("percentile") is not None else " |"
+    return cells
 
 
 def to_json(result: Mapping[str, Any]) -> str:
@@ -40,13 +42,16 @@ def to_json(result: Mapping[str, Any]) -> str:
     -> {flag: number of its items the metric flagged}, :mod:`dialeval.core.degenerate`), optional
     ``human_reference`` (why the human responses have no line), ``scores``: sub-score -> {``scale``
     (range, low, high, higher_is_better, direction, raw, meaning), ``n_items``, ``n_dropped``,
-    ``systems`` (name, mean, ci_low, ci_high, rank; ranking order), ``pairs`` (system_a, system_b,
+    ``systems`` (name, mean, ci_low, ci_high, rank; ranking order; beside the mean, which counts
+    flagged items at their worst value, ``flagged``: how many of its items are flagged, and
+    ``unflagged``: the mean over the others, ``null`` when every item is flagged; the statistics are
+    on the per-item scores), ``pairs`` (system_a, system_b,
     mean_diff = a - b, diff_ci_low/high, p_bootstrap(_adjusted), p_ar(_adjusted), significant),
     ``settings``, ``signature``, ``warnings`` (e.g. "no pair can be significant" with too few
-    items), optional ``human_reference`` (name, mean, ci_low, ci_high)}}. With percentiles, each
-    system (and ``human_reference``) of a sub-score with a stored human reference also has
-    ``percentile`` (its mean's percentile among human replies), and the metric ``percentiles``
-    (``among``, ``signature``)."""
+    items), optional ``human_reference`` (name, mean, ci_low, ci_high, flagged, unflagged)}}. With
+    percentiles, each system (and ``human_reference``) of a sub-score with a stored human reference
+    also has ``percentile`` (the mean of its items' percentiles among human replies, a flagged item
+    at 0: :mod:`dialeval.core.results`), and the metric ``percentiles`` (``among``, ``signature``)."""
     return json.dumps(result, indent=1, allow_nan=False)
 
 
@@ -61,7 +66,8 @@ def markdown(result: Mapping[str, Any]) -> str:
         f"{result['n_items']} items per system, joined on {'`id`' if result['joined_on'] == 'id' else 'line order'}. "
         f"Means with {confidence} bootstrap intervals ({s['n_resamples']} resamples); a pair is significant when "
         f"its {s['correction']}-corrected {decisive} p-value is < {s['alpha']:g}; systems share a rank when they "
-        "are not significantly different from the best system of their group.", "",
+        "are not significantly different from the best system of their group. A mean counts a flagged (degenerate) "
+        "response at its sub-score's worst value; beside it, the number flagged and the mean over the others.", "",
         f"Statistics: `{result.get('signature')}`",
     ]
     for metric, entry in result["metrics"].items():
@@ -69,9 +75,9 @@ def markdown(result: Mapping[str, Any]) -> str:
         if entry.get("human_reference"):
             lines += ["", f"Human responses: not shown ({entry['human_reference']})."]
         if entry.get("percentiles"):
-            lines += ["", f"Percentile: where a system's mean score falls among the scores of "
-                          f"{entry['percentiles']['among']} (100: above all of them; "
-                          f"`{entry['percentiles']['signature']}`)."]
+            lines += ["", f"Mean percentile: the mean over a system's items of where each item's score falls among "
+                          f"the scores of {entry['percentiles']['among']} (100: above all of them; a flagged "
+                          f"item at 0; `{entry['percentiles']['signature']}`)."]
         if any(entry["flagged"].values()):
             counts = {name: ", ".join(f"{n} {flag}" for flag, n in c.items()) or "none"
                       for name, c in entry["flagged"].items()}
@@ -90,15 +96,15 @@ def markdown(result: Mapping[str, Any]) -> str:
             if block["n_dropped"]:
                 lines += [f"{block['n_dropped']} item(s) without a score for every system left out.", ""]
             read = any("percentile" in system for system in block["systems"])
-            lines += [f"| rank | system | mean | {confidence} interval |" + (" percentile |" if read else ""),
-                      "|---|---|---|---|" + ("---|" if read else "")]
+            lines += [f"| rank | system | mean | {confidence} interval | flagged | mean unflagged |"
+                      + (" mean percentile |" if read else ""), "|---|---|---|---|---|---|" + ("---|" if read else "")]
             for system in block["systems"]:
                 lines.append(f"| {system['rank']} | {system['name']} | {_f(system['mean'])} | "
-                             f"[{_f(system['ci_low'])}, {_f(system['ci_high'])}] |" + _percentile_cell(system, read))
+                             f"[{_f(system['ci_low'])}, {_f(system['ci_high'])}] |" + _reading_cells(system, read))
             human = block.get("human_reference")
             if human:
                 lines.append(f"| - | *{human['name']}* (first reference vs the others) | {_f(human['mean'])} | "
-                             f"[{_f(human['ci_low'])}, {_f(human['ci_high'])}] |" + _percentile_cell(human, read))
+                             f"[{_f(human['ci_low'])}, {_f(human['ci_high'])}] |" + _reading_cells(human, read))
             lines += ["", f"| pair | difference | {confidence} interval | p bootstrap | p AR | "
                           f"p bootstrap ({s['correction']}) | p AR ({s['correction']}) | significant |",
                       "|---|---|---|---|---|---|---|---|"]

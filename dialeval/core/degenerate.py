@@ -14,15 +14,31 @@ A response is flagged
   word salad such as ``"weather weather the the good good"`` is not repetition and is not flagged
   here; after ``"Was the weather good?"`` it is a ``salad``, below);
 * ``echo`` (metrics that judge a reply against its context: GRADE, SSREM, holistic coherence, FED,
-  FULL, and the combined metric through them) when it has at least :data:`ECHO_N` words and every
-  one of its word :data:`ECHO_N`-grams (lower-cased) occurs in one earlier turn of the context: it
-  copies all or part of one turn, the user's last one or its own earlier one (``"do you like
-  dogs ?"`` after ``"Do you like dogs?"``; ``"It's nice to meet you too."`` adds a 3-gram and is
-  not flagged; replies under 3 words, ``"Hi!"`` after ``"Hi!"``, never are). A guard beside the
+  FULL, and the combined metric through them) when it has at least :data:`ECHO_N` words, every
+  one of its word :data:`ECHO_N`-grams (lower-cased) occurs in one earlier turn of the context, and
+  it copies that turn (nearly) whole or at length: the turn's words inside one of the reply's
+  3-grams are at least :data:`ECHO_SHARE` (four in five) of the turn's words, or the reply has at
+  least :data:`ECHO_LONG_WORDS` (8) words. It copies the user's last turn or its own earlier one
+  (``"do you like dogs ?"`` after ``"Do you like dogs?"``: 4 of 4; ``"Smoking or non-smoking ?"``
+  after ``"Yes , smoking or non-smoking ?"``: 4 of 5). A short reply that shares only a phrase
+  with a turn is not an echo (``"See you tomorrow!"`` after ``"Okay, see you tomorrow."``: 3 of 4;
+  ``"Thank you very much."`` after ``"Thank you very much for the lovely dinner."``: 4 of 8);
+  ``"It's nice to meet you too."`` adds a 3-gram and is not an echo; replies under 3 words,
+  ``"Hi!"`` after ``"Hi!"``, never are. The constants come from the replies people wrote
+  (``benchmarks/results/reply-flags.md``, ``python benchmarks/reply_flags.py``): of DailyDialog's
+  89,861 replies (every turn after the first, all splits) the 3-gram rule alone catches 211, 111
+  of them whole copies of a turn and 100 a part of one; those parts cover at most 3 of a turn's
+  4 words (0.75: ``"Here you go ."`` after ``"Okay . Here you go ."``) and have at most 6 words,
+  but one (a 41-word duplicated turn); a bar of four in five and one of 8 words leave all 100
+  unflagged, but that one. On the human-judgment sets the 3-gram rule alone caught 26 replies; the
+  bars leave 1 of them, ``"i like to drink soda"`` (5 words, 5 of 11 of a GRADE ConvAI2 turn),
+  and keep the 23 GRADE DailyDialog copies (a retrieval system's; the humans rated them at the
+  31st percentile), among them an 8-word part of a 12-word turn and 4 of 5 words above. Whole
+  copies of a short turn stay echoes, natural or not: DailyDialog's ``"Here you are ."`` after
+  ``"Here you are ."``, ``"How do you do ?"`` after ``"How do you do ?"``. A guard beside the
   metrics, not instead of them: GRADE ranked the real reply above an echo of the last turn in 21 %
-  of DailyDialog test contexts (``benchmarks/results/behaviour.md``). On the human-judgment sets
-  it flags 23 of the 300 GRADE DailyDialog replies (a retrieval system's copies; the humans rated
-  them at the 31st percentile), 1 FED turn, 1 GRADE ConvAI2 reply and none elsewhere;
+  of DailyDialog test contexts (``benchmarks/results/behaviour.md``); every echo the behavioural
+  suite builds copies a whole turn (its share is 1) and is flagged as before;
 * ``salad`` (the same metrics, after ``echo``) when it has at least :data:`SALAD_MIN_WORDS` words,
   every one of them (lower-cased) a word of the context, and at most :data:`SALAD_ORDER_SHARE` (a
   third) of its adjacent word pairs occur in one context turn: it says no word the context did not, in an
@@ -65,6 +81,8 @@ from dialeval.core.scales import Scale
 
 ECHO = "echo"
 ECHO_N = 3
+ECHO_SHARE = Fraction(4, 5)
+ECHO_LONG_WORDS = 8
 SALAD = "salad"
 SALAD_MIN_WORDS = 4
 SALAD_ORDER_SHARE = Fraction(1, 3)
@@ -119,13 +137,32 @@ def response_flags(text: str) -> list[str]:
     return []
 
 
-def echoes(context: Sequence[str], response: str, n: int = ECHO_N) -> list[str]:
-    """``["echo"]`` when ``response`` has at least ``n`` words and each of its word ``n``-grams
-    occurs in one turn of ``context`` (module docstring), else ``[]``."""
-    grams = set(ngrams(words_of(response), n))
+def echoes(context: Sequence[str], response: str, n: int = ECHO_N, min_share: Fraction | float = ECHO_SHARE,
+           long_words: int = ECHO_LONG_WORDS) -> list[str]:
+    """``["echo"]`` when ``response`` has at least ``n`` words, each of its word ``n``-grams occurs in
+    one turn of ``context``, and it copies at least ``min_share`` of that turn's words
+    (:func:`copied_share`) or has at least ``long_words`` words (module docstring), else ``[]``.
+    ``min_share=0`` is the rule before issue 54 (any copy of 3-grams of one turn)."""
+    words = words_of(response)
+    grams = set(ngrams(words, n))
     if not grams:
         return []
-    return [ECHO] if any(grams <= set(ngrams(words_of(turn), n)) for turn in context) else []
+    for turn in context:
+        turn_words = words_of(turn)
+        if grams <= set(ngrams(turn_words, n)) and (
+                len(words) >= long_words or copied_share(turn_words, grams, n) >= min_share):
+            return [ECHO]
+    return []
+
+
+def copied_share(turn_words: Sequence[str], grams: set[tuple[str, ...]], n: int = ECHO_N) -> Fraction:
+    """The share of ``turn_words`` that lie inside one of the turn's ``n``-grams found in ``grams``
+    (a reply's): ``"okay see you tomorrow"`` and the grams of ``"see you tomorrow"`` -> 3/4."""
+    inside: set[int] = set()
+    for i, gram in enumerate(ngrams(turn_words, n)):
+        if gram in grams:
+            inside.update(range(i, i + n))
+    return Fraction(len(inside), len(turn_words)) if turn_words else Fraction(0)
 
 
 def salads(context: Sequence[str], response: str) -> list[str]:

@@ -38,12 +38,12 @@ import warnings
 from typing import Any, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, importable from here)
     GEMMA_LM, LOCAL_BASES, LOCAL_BUILDS, LOCAL_LM, causal_lm_and_name, is_encoder_decoder, load_causal_lm,
 )
 from dialeval.core.batching import default_overhead, length_batches
+from dialeval.core.progress import Progress
 from dialeval.core.continuation_trie import ContinuationTrie
 from dialeval.core.options import check_device, default_device
 from dialeval.core.precision import with_precision
@@ -208,7 +208,7 @@ class LMScorer:
         return prefix_lp, results  # type: ignore[return-value]
 
     @torch.no_grad()
-    def sequence_logprobs(self, sequences: Sequence[Sequence[int]], progress: bool = False) -> list[LogProb]:
+    def sequence_logprobs(self, sequences: Sequence[Sequence[int]], progress: bool = True) -> list[LogProb]:
         """``(sum_{t=1}^{n-1} log P(x_t | x_<t), n - 1)`` for every sequence (``(0.0, 0)`` when n = 1).
 
         A sequence longer than ``max_length`` keeps its first ``max_length`` tokens.
@@ -223,7 +223,7 @@ class LMScorer:
 
     @torch.no_grad()
     def pair_logprobs(
-        self, prefixes: Sequence[Sequence[int]], continuations: Sequence[Sequence[int]], progress: bool = False
+        self, prefixes: Sequence[Sequence[int]], continuations: Sequence[Sequence[int]], progress: bool = True
     ) -> list[LogProb]:
         """``(log P(c_i | p_i), len(c_i))`` for many (prefix, continuation) pairs, batched.
 
@@ -238,7 +238,7 @@ class LMScorer:
             raise ValueError(f"{len(prefixes)} prefixes but {len(continuations)} continuations")
         if self._packs_groups():  # whole pairs packed into rows: no padding, the LM head on the response only
             pairs = list(zip(self._check_ids(prefixes, "prefixes"), [[c] for c in continuations]))
-            return [conts[0] for _, conts in self.grouped_logprobs(pairs)]
+            return [conts[0] for _, conts in self.grouped_logprobs(pairs, progress=progress)]
         fitted = [self._fit(list(p), [c]) for p, c in zip(self._check_ids(prefixes, "prefixes"), continuations)]
         seqs = [prefix + conts[0] for prefix, conts in fitted]
         return self._batch_logprobs(seqs, [len(prefix) for prefix, _ in fitted], progress)
@@ -246,7 +246,7 @@ class LMScorer:
     @torch.no_grad()
     def grouped_logprobs(
         self, groups: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]], prefix_logprob: bool = False,
-        row_tokens: int = 512, batch_tokens: int | None = None,
+        row_tokens: int = 512, batch_tokens: int | None = None, progress: bool = True,
     ) -> list[tuple[LogProb | None, list[LogProb]]]:
         """:meth:`prefix_and_continuation_logprobs` of many ``(prefix, continuations)`` groups (FED's
         conversations with their follow-ups), with the work of several groups in one forward.
@@ -261,17 +261,20 @@ class LMScorer:
         with position ids ``len(prefix) + depth``, so each continuation is scored exactly as
         ``prefix + c`` alone (the sum over its path; equal to the one-group path up to float
         rounding). The LM head runs only on the positions whose next token is scored. Models whose attention takes no
-        4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group.
+        4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group. Progress
+        counts the groups of each batch (:mod:`dialeval.core.progress`; ``progress=False``: none).
         """
         fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
-        if not self._packs_groups():
-            return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in fitted]
-        results: list[tuple[LogProb | None, list[LogProb]] | None] = [None] * len(fitted)
-        budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
-        laid = [(prefix, ContinuationTrie(conts)) for prefix, conts in fitted]  # what each group feeds
-        for batch in self._group_batches([len(p) + len(trie) for p, trie in laid], row_tokens, budget):
-            for g, value in self._grouped_forward([[(i, *laid[i]) for i in row] for row in batch], prefix_logprob):
-                results[g] = value
+        with Progress(len(fitted), "lm", unit="group", enabled=progress) as bar:
+            if not self._packs_groups():
+                return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in bar.each(fitted)]
+            results: list[Any] = [None] * len(fitted)
+            budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
+            laid = [(prefix, ContinuationTrie(conts)) for prefix, conts in fitted]  # what each group feeds
+            for batch in self._group_batches([len(p) + len(trie) for p, trie in laid], row_tokens, budget):
+                for g, value in self._grouped_forward([[(i, *laid[i]) for i in row] for row in batch], prefix_logprob):
+                    results[g] = value
+                bar.update(sum(map(len, batch)))
         return results  # type: ignore[return-value]
 
     @torch.no_grad()
@@ -358,21 +361,20 @@ class LMScorer:
                           f"scored text(s), {cut_prefix} from the start of the context before them", stacklevel=3)
         return prefix, conts
 
-    def _batches(self, seqs: list[list[int]], progress: bool = False) -> Any:
+    def _batches(self, seqs: list[list[int]], progress: bool = True) -> Any:
         """Index batches of similar lengths, longest first: runs of the sequences sorted by length, at
         most ``batch_size`` each, cut where the padded positions plus a per-call cost are fewest
         (:func:`dialeval.core.batching.length_batches`), each split further until its padded logits
         would stay within :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750
-        tokens)."""
+        tokens). Progress counts the sequences of each batch once it is consumed."""
         lengths = [len(s) for s in seqs]
         vocab = getattr(self.model.get_output_embeddings(), "out_features", None) or self.model.config.vocab_size  # int8 too
-        bar = tqdm(total=len(seqs), disable=not progress, desc="lm batches", unit="seq")
-        for batch in reversed(length_batches(lengths, self.batch_size, default_overhead(self.device))):
-            rows = max(1, LOGITS_BUDGET // (max(lengths[i] for i in batch) * vocab))
-            for start in range(0, len(batch), rows):
-                yield batch[start : start + rows]
-                bar.update(len(batch[start : start + rows]))
-        bar.close()
+        with Progress(len(seqs), "lm", unit="sequence", enabled=progress) as bar:
+            for batch in reversed(length_batches(lengths, self.batch_size, default_overhead(self.device))):
+                rows = max(1, LOGITS_BUDGET // (max(lengths[i] for i in batch) * vocab))
+                for start in range(0, len(batch), rows):
+                    yield batch[start : start + rows]
+                    bar.update(len(batch[start : start + rows]))
 
     def _padded(self, rows: list[list[int]]) -> tuple[torch.Tensor, torch.Tensor]:
         width = max(len(r) for r in rows)
@@ -562,7 +564,7 @@ class LMScorer:
         token_lp = torch.where(offset == 0, first[ids], torch.cat([following.new_zeros(1), following]))
         return torch.zeros(len(conts), dtype=token_lp.dtype, device=dev).index_add_(0, segment, token_lp).tolist()
 
-    def _batch_logprobs(self, seqs: list[list[int]], starts: list[int], progress: bool = False) -> list[LogProb]:
+    def _batch_logprobs(self, seqs: list[list[int]], starts: list[int], progress: bool = True) -> list[LogProb]:
         """``sum_{t=start}^{n-1} log P(x_t | x_<t)`` and ``n - start`` per sequence, batched."""
         results: list[LogProb | None] = [None] * len(seqs)
         for batch in self._batches(seqs, progress):

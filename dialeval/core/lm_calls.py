@@ -1,5 +1,6 @@
 """FED's and FULL's groups handed to :meth:`dialeval.core.lm.LMScorer.grouped_logprobs` in calls,
-one progress step each.
+one progress step each (:mod:`dialeval.core.progress`; inside a call, its batches are steps of
+its own).
 
 A call packs its groups (a context with its follow-ups) into rows and batches; it needs enough
 groups to fill a batch: on a CPU one row of 512 tokens (32 groups are plenty), on a GPU 32,768
@@ -12,9 +13,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from dialeval.core.lm import LMScorer, LogProb, default_batch_tokens
+from dialeval.core.progress import Progress
 
 
 def group_calls(sizes: Sequence[int], device: str | torch.device, min_groups: int = 32) -> list[range]:
@@ -34,13 +35,13 @@ def group_calls(sizes: Sequence[int], device: str | torch.device, min_groups: in
 
 
 def grouped_in_calls(scorer: LMScorer, groups: Sequence[tuple[Sequence[int], Sequence[Sequence[int]]]],
-                     prefix_logprob: bool = False, progress: bool = False, desc: str = "groups",
+                     prefix_logprob: bool = False, progress: bool = True, desc: str = "groups",
                      unit: str = "group") -> list[tuple[LogProb | None, list[LogProb]]]:
-    """``scorer.grouped_logprobs`` of ``groups`` in the calls of :func:`group_calls`, behind a
-    progress bar counting groups."""
+    """``scorer.grouped_logprobs`` of ``groups`` in the calls of :func:`group_calls`, with progress
+    counting groups once the calls have taken 10 s (``progress=False``: none)."""
     sizes = [len(prefix) + sum(len(c) for c in conts) for prefix, conts in groups]
     results: list[Any] = []
-    with tqdm(total=len(groups), disable=not progress, desc=desc, unit=unit) as bar:
+    with Progress(len(groups), desc, unit=unit, enabled=progress) as bar:
         for call in group_calls(sizes, scorer.device):
             results += scorer.grouped_logprobs(groups[call.start : call.stop], prefix_logprob)
             bar.update(len(call))

@@ -135,8 +135,10 @@ def load_causal_lm(
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from dialeval.core.quiet import quiet_third_party
     from dialeval.models import hub
 
+    quiet_third_party(models_next=True)  # no loading bars unless asked
     if str(name_or_path) in LOCAL_BUILDS and not (models_dir() / str(name_or_path)).is_dir():
         LOCAL_BUILDS[str(name_or_path)]()
     resolved = resolve_model(name_or_path, what="causal language model")

@@ -27,6 +27,7 @@ from typing import Any, Mapping, Sequence
 import torch
 
 from dialeval.core.batching import default_overhead, length_batches
+from dialeval.core.progress import Progress
 from dialeval.core.encoders import MPNET, MPNET_PARTS, minilm_dir, mpnet_dir
 from dialeval.models import resolve_model
 from dialeval.core.text import check_same_length, check_texts
@@ -216,9 +217,11 @@ class NLIScorer:
         features = encode_pairs(self.tokenizer, premises, hypotheses, self.max_length)
         lengths = [len(f["input_ids"]) for f in features]
         out = torch.empty(n, len(self.labels), dtype=torch.float64)
-        for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
-            batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt").to(self.device)
-            logits = self.model(**batch).logits
-            probs = torch.softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
-            out[idx] = probs.to("cpu", torch.float64)
+        with Progress(n, "nli", unit="pair") as bar:  # shown once a call has taken 10 s
+            for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
+                batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt").to(self.device)
+                logits = self.model(**batch).logits
+                probs = torch.softmax(logits.to(torch.promote_types(logits.dtype, torch.float32)), dim=-1)
+                out[idx] = probs.to("cpu", torch.float64)
+                bar.update(len(idx))
         return out

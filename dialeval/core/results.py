@@ -5,32 +5,43 @@ A result is a flat dict (what ``transformers.Trainer``'s ``compute_metrics`` and
 list, and ``signature`` a sacrebleu-style string (``nrefs:1|tok:13a|...|version:2.x``) naming the
 metric, model, mode and dialeval version, so a number can be reproduced. A scorer adds ``flags``, per
 item the flags of :mod:`dialeval.core.degenerate` (``[]`` for an ordinary response).
+
+One reading of a flagged (degenerate) reply, in every system summary (:func:`flag_summary`; the
+evaluate modules, ``dialeval compare``, ``dialeval examples``, the demo and the ``Trainer`` hook):
+
+* ``<score>``: the mean over every item, a flagged one at its worst value (a bound or the declared
+  floor), so replacing a reply by a degenerate one never raises it, but a floor such as FED's -1000
+  makes it unreadable;
+* ``flagged``: the number of flagged items;
+* ``<score>_unflagged``: the mean over the unflagged items, in the score's own units (NaN when every
+  item is flagged);
+* ``<score>_percentile`` (where a stored human reference is read, :mod:`dialeval.scoring.human_reference`):
+  the mean of the items' percentiles among human replies, a flagged item at 0: readable, and it
+  still falls when a reply is blanked.
 """
 
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 from dialeval.core.degenerate import response_flags
+from dialeval.core.scales import Scale
+
+FLAGGED = "flagged"
+UNFLAGGED = "_unflagged"
+PERCENTILE = "_percentile"
 
 
 def make_signature(metric: str, **fields: Any) -> str:
-    """Return ``metric:<metric>|key:value|...|version:<dialeval version>``.
+    """Return ``metric:<metric>|key:value|...|version:<dialeval version>``, written by
+    :class:`dialeval.core.signature.Signature` (which also reads it back).
 
     Fields keep their given order; ``None`` values are left out, booleans are written ``yes``/``no``.
     """
-    from dialeval import __version__
+    from dialeval.core.signature import Signature
 
-    parts = [f"metric:{metric}"]
-    for key, value in fields.items():
-        if value is None:
-            continue
-        if isinstance(value, bool):
-            value = "yes" if value else "no"
-        parts.append(f"{key}:{value}")
-    parts.append(f"version:{__version__}")
-    return "|".join(parts)
+    return Signature(metric, fields).format()
 
 
 def mean(values: Sequence[float]) -> float:
@@ -39,14 +50,50 @@ def mean(values: Sequence[float]) -> float:
     return sum(kept) / len(kept) if kept else float("nan")
 
 
-def summarize(per_item: Mapping[str, Sequence[float]], signature: str) -> dict[str, Any]:
-    """``{name: mean, name_scores: [...], ..., "signature": signature}``."""
+def summarize(per_item: Mapping[str, Sequence[float]], signature: str, flags: Sequence[Sequence[str]] | None = None,
+              scales: Mapping[str, Scale] | None = None) -> dict[str, Any]:
+    """``{name: mean, name_scores: [...], ..., "signature": signature}``; with the items' ``flags``
+    also ``flags``, ``flagged`` and, beside the mean of every sub-score with a direction in
+    ``scales``, ``name_unflagged`` (:func:`flag_summary`)."""
+    readings = flag_summary(per_item, flags, directed(per_item, scales)) if flags is not None else {}
     out: dict[str, Any] = {}
     for name, scores in per_item.items():
         out[name] = mean(scores)
+        if f"{name}{UNFLAGGED}" in readings:
+            out[f"{name}{UNFLAGGED}"] = readings[f"{name}{UNFLAGGED}"]
         out[f"{name}_scores"] = [float(s) for s in scores]
     out["signature"] = signature
+    if flags is not None:
+        out["flags"] = [list(f) for f in flags]
+        out[FLAGGED] = readings[FLAGGED]
     return out
+
+
+def directed(names: Iterable[str], scales: Mapping[str, Scale] | None) -> list[str]:
+    """The names among ``names`` whose scale in ``scales`` has a direction (not a count)."""
+    return [n for n in names if scales and n in scales and scales[n].higher_is_better is not None]
+
+
+def flag_summary(per_item: Mapping[str, Sequence[float]], flags: Sequence[Sequence[str]],
+                 scores: Iterable[str]) -> dict[str, float]:
+    """``flagged`` (the number of items with a flag) and, for every sub-score in ``scores``,
+    ``<score>_unflagged``: the mean (NaN left out) over the items without one (module docstring)."""
+    flagged = [bool(f) for f in flags]
+    out: dict[str, float] = {FLAGGED: sum(flagged)}
+    for name in scores:
+        values = per_item[name]
+        if len(values) != len(flagged):
+            raise ValueError(f"{len(flagged)} flags for {len(values)} {name} scores")
+        out[f"{name}{UNFLAGGED}"] = mean([v for v, f in zip(values, flagged) if not f])
+    return out
+
+
+def percentile_means(percentiles: Mapping[str, Sequence[float | None]]) -> dict[str, float]:
+    """``<score>_percentile`` for every ``<score>`` of per-item percentiles among human replies
+    (flagged items already at 0, :meth:`dialeval.scoring.human_reference.HumanReference.percentiles`):
+    their mean, items without one (``None``: the score does not apply) left out."""
+    return {f"{name}{PERCENTILE}": mean([math.nan if v is None else float(v) for v in values])
+            for name, values in percentiles.items()}
 
 
 Flags = list[list[str]]  # per item, the degenerate-response flags of dialeval.core.degenerate

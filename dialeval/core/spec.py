@@ -39,6 +39,10 @@ SAMPLE_PAIRS: tuple[tuple[str, str], ...] = (
 # (paper key, table id, row, column) of paper_tables.json (dialeval.data.paper.value)
 PaperCell = tuple[str, str, str, str]
 
+# The fields of a generic item (dialeval.data) a runner may read ("group": holistic diversity's
+# groups); MetricSpec.reads_fields names those of one metric, which alone key its cached scores.
+ITEM_FIELDS: tuple[str, ...] = ("context", "response", "references", "group")
+
 # The behavioural suite's replies (dialeval.metaeval.behaviour builds them from a context and its real reply).
 # Kinds a metric may have to catch: the real reply should score strictly higher than each.
 BEHAVIOUR_KINDS: tuple[str, ...] = (
@@ -310,3 +314,19 @@ class MetricSpec:
     # a paraphraser the metric brings, paraphrase(text, seed) -> a close paraphrase or None (holistic's
     # WordNet substitution); the behavioural suite's paraphrase control uses it
     paraphrase: Callable[[str, int], str | None] | None = None
+    # the item fields (ITEM_FIELDS) its runner reads, or a function of the runner's options giving them
+    # (SSREM's reference_free, holistic's aspects): they alone key its cached scores, so items that differ
+    # only in a field it does not read (the same replies with and without references, for a metric that
+    # reads none) share its entries; None: every field
+    reads_fields: tuple[str, ...] | Callable[[Mapping[str, Any]], tuple[str, ...]] | None = None
+
+    def fields_read(self, options: Mapping[str, Any]) -> tuple[str, ...]:
+        """The item fields the runner reads with ``options`` (:attr:`reads_fields`; all of
+        :data:`ITEM_FIELDS` when undeclared), in :data:`ITEM_FIELDS` order; ``ValueError`` for a name
+        that is no item field."""
+        declared = self.reads_fields(options) if callable(self.reads_fields) else self.reads_fields
+        declared = ITEM_FIELDS if declared is None else declared
+        unknown = sorted(set(declared) - set(ITEM_FIELDS))
+        if unknown:
+            raise ValueError(f"{self.name}: reads_fields names {unknown}, which are no item fields {list(ITEM_FIELDS)}")
+        return tuple(f for f in ITEM_FIELDS if f in declared)

@@ -4,8 +4,10 @@
   of JSON-lines files, record hashes, and where ``$DIALEVAL_DATA`` is; its public names are
   re-exported here (``from dialeval.data import JudgmentItem``);
 * :mod:`~dialeval.data.corpora`: training corpora readers (DailyDialog, chit-chat, NLI pairs);
-* :mod:`~dialeval.data.judgments`: every human-judgment set in the generic form, by name;
 * :mod:`~dialeval.data.paper`: the five papers' published numbers.
+
+The human-judgment sets are loaded by name in one place, the registry
+(:func:`dialeval.registry.load_judgments`): each metric declares the sets it owns.
 """
 
 from dialeval.data.items import (

@@ -45,7 +45,7 @@ def fed_scorer(model: str | None, batch_size: int, device: str | None, precision
 
 def run_fed(
     items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
-    batch_size: int = 32, device: str | None = None, progress: bool = False, precision: str | None = None,
+    batch_size: int = 32, device: str | None = None, progress: bool = True, precision: str | None = None,
 ) -> ItemScores:
     """FED of each item's conversation, ``context + [response]`` (the response rated at turn level),
     in variant ``mode`` (default :data:`dialeval.fed.scorer.DEFAULT_MODE`; the signature names it).

@@ -240,7 +240,7 @@ class FEDScorer:
         return levels
 
     def score(
-        self, conversations: Sequence[Sequence[str]], level: str = "turn", progress: bool = False,
+        self, conversations: Sequence[Sequence[str]], level: str = "turn", progress: bool = True,
         mode: str | None = None,
     ) -> dict[str, Any]:
         """Per-quality scores (``turn_interesting``, ``dialog_coherent``, ...) and ``<level>_overall``
@@ -254,7 +254,7 @@ class FEDScorer:
 
     def score_all(
         self, conversations: Sequence[Sequence[str]], level: str = "turn", modes: str | Iterable[str] = MODES,
-        progress: bool = False,
+        progress: bool = True,
     ) -> dict[str, dict[str, Any]]:
         """``{mode: result of score(..., mode=mode)}`` for several variants from one pass per context."""
         modes = check_modes(modes)
@@ -275,9 +275,9 @@ class FEDScorer:
                         per_mode[m].setdefault(name, []).append(value)
         scales = fed_scales()
         return {
-            m: {**summarize(apply_policy(per_mode[m], flags, scales),
-                            make_signature("fed", model=self.model_name, mode=m, level=level,
-                                           precision=signature_precision(self.scorer.precision))), "flags": flags}
+            m: summarize(apply_policy(per_mode[m], flags, scales),
+                         make_signature("fed", model=self.model_name, mode=m, level=level,
+                                        precision=signature_precision(self.scorer.precision)), flags, scales)
             for m in modes
         }
 
@@ -292,7 +292,7 @@ class FEDScorer:
 
     def _score_contexts(
         self, convs: list[list[str]], flags: list[list[str]], needed: dict[str, list[str]], prefix_logprob: bool,
-        progress: bool = False,
+        progress: bool = True,
     ) -> list[dict[str, ContextScores] | None]:
         """Per conversation (``None`` when flagged), its context kinds scored: one prefix per distinct
         context text (``"last"`` = ``"full"`` for a one-turn conversation) with its follow-ups, the

@@ -40,7 +40,7 @@ def full_scorer(model: str | None, batch_size: int, device: str | None, lookback
 
 def run_full(
     items: Sequence[dict], model: str | None = None, variant: str | None = None, level: str = "turn",
-    lookback: int = 50, batch_size: int = 32, device: str | None = None, progress: bool = False,
+    lookback: int = 50, batch_size: int = 32, device: str | None = None, progress: bool = True,
     precision: str | None = None,
 ) -> ItemScores:
     """FULL of each item: at turn level its ``response`` after its ``context``, at dialog level the

@@ -56,13 +56,13 @@ from dataclasses import dataclass
 from typing import Any, Iterable, Sequence
 
 import torch
-from tqdm.auto import tqdm
 
 from dialeval.core.degenerate import apply_policy, reply_flags
 from dialeval.core.lm import LogProb, conversation_text, is_encoder_decoder, lm_scorer
 from dialeval.core.lm_calls import grouped_in_calls
 from dialeval.core.options import check_choice, check_number
 from dialeval.core.precision import signature_precision
+from dialeval.core.progress import Progress
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_texts
 from dialeval.full.scales import scales as full_scales
@@ -239,7 +239,7 @@ class FULLScorer:
         return conversation[: max(room - len(separator), 1)] + separator
 
     def score(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], level: str = "turn",
-              variant: str | None = None, progress: bool = False) -> dict[str, Any]:
+              variant: str | None = None, progress: bool = True) -> dict[str, Any]:
         """``full`` (mean), ``full_scores`` (per item), ``flags`` and the signature, under ``variant``
         (default: the scorer's) at ``level`` (``"turn"``: the response after its context;
         ``"dialog"``: the whole conversation ``context + [response]``)."""
@@ -247,7 +247,7 @@ class FULLScorer:
         return self.score_all(contexts, responses, level, (variant,), progress)[variant]
 
     def score_all(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], level: str = "turn",
-                  variants: str | Iterable[str] = tuple(VARIANTS), progress: bool = False) -> dict[str, dict[str, Any]]:
+                  variants: str | Iterable[str] = tuple(VARIANTS), progress: bool = True) -> dict[str, dict[str, Any]]:
         """``{variant: result of score(..., variant=variant)}`` from one pass per item and text."""
         chosen = check_variants(variants)
         check_choice("level", level, LEVELS)
@@ -267,13 +267,12 @@ class FULLScorer:
                 per_variant[name].append(value)
         scales = full_scales()
         return {
-            name: {**summarize(apply_policy({"full": values}, flags, scales), self.signature(name, level)),
-                   "flags": flags}
+            name: summarize(apply_policy({"full": values}, flags, scales), self.signature(name, level), flags, scales)
             for name, values in per_variant.items()
         }
 
     def followup_logprobs(self, conversations: list[list[str] | None], needed: dict[str, list[str]],
-                          progress: bool = False) -> list[dict[str, dict[str, LogProb]]]:
+                          progress: bool = True) -> list[dict[str, dict[str, LogProb]]]:
         """Per conversation (``{}`` for ``None``, a flagged one): text kind -> follow-up ->
         ``(log P(f | c), |f|)``. A decoder-only model scores the conversations of a call together
         (:meth:`LMScorer.grouped_logprobs`: several conversations with their follow-ups in one
@@ -285,8 +284,8 @@ class FULLScorer:
                 room = self.scorer.max_length - (0 if self.seq2seq else max(len(t) for t in targets))
                 jobs.append((index, text, followups, self.conversation_ids(turns, text, room), targets))
         if self.seq2seq:
-            values = [self.scorer.target_logprobs(source, targets)
-                      for _, _, _, source, targets in tqdm(jobs, disable=not progress, desc="full")]
+            with Progress(len(jobs), "full", unit="conversation", enabled=progress) as bar:
+                values = [self.scorer.target_logprobs(source, targets) for _, _, _, source, targets in bar.each(jobs)]
         else:
             scored = grouped_in_calls(self.scorer, [(j[3], j[4]) for j in jobs], progress=progress, desc="full",
                                       unit="conversation")

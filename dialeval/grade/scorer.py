@@ -161,8 +161,7 @@ class GradeScorer:
             graphs = [self.featurizer.pair_graph(c, r) for c, r in zip(*pairs)] if graph else None
             for i, value in zip(kept, self.score_features(encodings, graphs, self.head(graph))):
                 scores[i] = value
-        result = summarize(apply_policy({"grade": scores}, flags, SCALES), self.signature(graph))
-        return {**result, "flags": flags}
+        return summarize(apply_policy({"grade": scores}, flags, SCALES), self.signature(graph), flags, SCALES)
 
 
 @functools.lru_cache(maxsize=2)

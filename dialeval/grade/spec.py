@@ -48,6 +48,7 @@ SPEC = MetricSpec(
     auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
+    reads_fields=("context", "response"),
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     judgment_sets={name: _judgments(folder) for name, (folder, _) in SETS.items()},
     published=published,

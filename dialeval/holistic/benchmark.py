@@ -16,6 +16,7 @@ from typing import Any
 from dialeval.data import paper
 from dialeval.stats.correlation import correlate_all
 from dialeval.stats.correlation import correlate
+from dialeval.core.signature import joined
 from dialeval.core.tables import fmt, fmt_p, format_table
 from dialeval.core.text import tokenize
 
@@ -103,7 +104,7 @@ def holistic(aspect: str, model: str | None = None, nli: str | None = None, cuto
     measured = list(correlations) + (["inter-rater (mean)", "inter-rater (max)"] if inter else [])
     return {
         "dataset": f"holistic-{aspect}", "metric": "holistic", "aspect": aspect, "n": len(items),
-        "raters": raters, "model": used, "signature": " ; ".join(signatures), "correlations": correlations,
+        "raters": raters, "model": used, "signature": joined(signatures), "correlations": correlations,
         "inter_rater": inter, "paper": paper.table(PAPER_ID, TABLES[aspect]),
         "paper_source": paper.source(PAPER_ID, TABLES[aspect]),
         "published": published_rows(aspect, measured),

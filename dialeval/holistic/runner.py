@@ -9,6 +9,7 @@ import warnings
 from typing import Any, Sequence
 
 from dialeval.core.results import Flags, ItemScores
+from dialeval.core.signature import joined
 from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
 from dialeval.models import preferred_model
 
@@ -185,4 +186,4 @@ def run_holistic(
             item_flags.extend(f for f in set_by_aspect if f not in item_flags)
     if not signatures:
         raise FileNotFoundError("holistic: no aspect could be scored (every model is missing; see the warnings)")
-    return ItemScores(per_item, " ; ".join(signatures), flags)
+    return ItemScores(per_item, joined(signatures), flags)

@@ -133,11 +133,9 @@ class LikelihoodScorer:
                  batch_size: int = 16, dtype: torch.dtype | None = None, max_length: int | None = None,
                  precision: str = "float32"):
         from dialeval.core.options import check_device, check_number, default_device
-        from dialeval.core.quiet import quiet_third_party
 
         device = check_device(device) or default_device()
         check_number("batch_size", batch_size, minimum=1, integer=True)
-        quiet_third_party(models_next=True)
         lm, tokenizer, self.model_name = causal_lm_and_name(model, device, dtype)
         given = model if isinstance(model, (str, Path)) else self.model_name.split("@")[0]
         tensors = functools.cache(lambda: tensor_hash(lm))  # only for a table entry with other files' hash
@@ -160,7 +158,7 @@ class LikelihoodScorer:
         return self._ids(lead + response) if response.strip() else list(self.start)
 
     def logprobs(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-                 progress: bool = False, alone: dict | None = None) -> list[tuple[float, int]]:
+                 progress: bool = True, alone: dict | None = None) -> list[tuple[float, int]]:
         """``(sum_t log P(r_t | ...), T_r)`` per response: given EOS + query (coherence, which needs
         ``queries``) or EOS alone (fluency, one shared prefix; see :meth:`alone_logprobs` for ``alone``)."""
         if isinstance(responses, str) or isinstance(queries, str):
@@ -187,14 +185,14 @@ class LikelihoodScorer:
         return [alone[tuple(sequence)] for sequence in sequences]
 
     def raw(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-            reduction: str | None = None, progress: bool = False, alone: dict | None = None) -> list[float]:
+            reduction: str | None = None, progress: bool = True, alone: dict | None = None) -> list[float]:
         """The raw scores of ``aspect``: mean (or sum) of the response tokens' log-probabilities."""
         if aspect not in DEFAULT_REDUCTION:
             raise ValueError(f"aspect must be 'coherence' or 'fluency' here, got {aspect!r}")
         reduction = check_reduction(aspect, reduction)
         return reduce_logprobs(self.logprobs(aspect, responses, queries, progress, alone), reduction)
 
-    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = False,
+    def coherence_raw(self, queries: Sequence[Any], responses: Sequence[str], progress: bool = True,
                       reduction: str | None = None) -> list[float]:
         """``c_raw`` per pair: mean (or sum) log P of the response tokens given EOS + query."""
         return self.raw("coherence", responses, queries, reduction, progress)
@@ -223,7 +221,7 @@ class LikelihoodScorer:
         raise ValueError(f"cutoff must be 'model', 'set' or a negative number, got {cutoff!r}")
 
     def pmi_values(self, queries: Sequence[Any], responses: Sequence[str], weight: float, reduction: str,
-                   progress: bool = False, alone: dict | None = None) -> tuple[list[float], list[float]]:
+                   progress: bool = True, alone: dict | None = None) -> tuple[list[float], list[float]]:
         """``(c_raw, p_raw)`` per response: coherence's raw score and weighted PMI (:func:`pmi_raw`)."""
         coherence = self.logprobs("coherence", responses, queries, progress)
         fluency = self.logprobs("fluency", responses, alone=alone)
@@ -266,7 +264,7 @@ class LikelihoodScorer:
         return flags, scored, columns
 
     def score(self, aspect: str, responses: Sequence[str], queries: Sequence[Any] | None = None,
-              cutoff: Any = "model", progress: bool = False, reduction: str | None = None,
+              cutoff: Any = "model", progress: bool = True, reduction: str | None = None,
               cutoff_label: str | None = None, pmi_weight: float | None = None,
               alone: dict | None = None) -> dict[str, Any]:
         """``{aspect: mean, aspect_scores: [...], aspect_raw: ..., aspect_raw_scores: ..., aspect_cutoff, signature}``.
@@ -296,13 +294,10 @@ class LikelihoodScorer:
         signature = make_signature("holistic", aspect=aspect, model=self.model_name, reduction=reduction,
                                    cutoff=cutoff_label or how, precision=signature_precision(self.scorer.precision))
         per_item = apply_policy({aspect: normalised, f"{aspect}_raw": raw}, flags, SCALES)
-        result = summarize(per_item, signature)
-        result[f"{aspect}_cutoff"] = value
-        result["flags"] = flags
-        return result
+        return {**summarize(per_item, signature, flags, SCALES), f"{aspect}_cutoff": value}
 
     def score_pmi(self, responses: Sequence[str], queries: Sequence[Any] | None, weight: float, cutoff: Any = "model",
-                  progress: bool = False, reduction: str | None = None, cutoff_label: str | None = None,
+                  progress: bool = True, reduction: str | None = None, cutoff_label: str | None = None,
                   alone: dict | None = None) -> dict[str, Any]:
         """Weighted PMI coherence (module docstring): ``coherence`` (the logistic of ``coherence_pmi``),
         ``coherence_raw``, ``coherence_pmi``, per item and mean, ``coherence_anchors`` ``(q25, q75)``,
@@ -325,7 +320,7 @@ class LikelihoodScorer:
                                    precision=signature_precision(self.scorer.precision))
         normalised = logistic(pmi, anchors) if scored else pmi
         per_item = apply_policy({"coherence": normalised, "coherence_raw": raw, "coherence_pmi": pmi}, flags, SCALES)
-        return {**summarize(per_item, signature), "coherence_anchors": list(anchors), "flags": flags}
+        return {**summarize(per_item, signature, flags, SCALES), "coherence_anchors": list(anchors)}
 
 
 # -- the evaluate module's arguments ----------------------------------------------------------------
@@ -402,7 +397,7 @@ def diversity(response_groups: Sequence[Sequence[str]]) -> dict[str, Any]:
     flags = [[] if texts else sorted({flag for f in fl for flag in f}) for texts, fl in zip(kept, member_flags)]
     per_item = {f"entropy{n}": [ngram_entropy(texts, n) for texts in kept] for n in ENTROPY_ORDERS}
     per_item["diversity"] = [float(np.mean(v)) for v in zip(*per_item.values())]
-    return {**summarize(apply_policy(per_item, flags, SCALES), diversity_signature()), "flags": flags}
+    return summarize(apply_policy(per_item, flags, SCALES), diversity_signature(), flags, SCALES)
 
 
 # -- logical self-consistency ------------------------------------------------------------------------
@@ -466,7 +461,7 @@ class ConsistencyScorer:
             "consistency": [1.0 - float(np.mean(p)) if p else 1.0 for p in per_response],
             "consistency_pairs": [float(len(p)) for p in per_response],
         }
-        result = summarize(apply_policy(per_item, flags, SCALES),
-                           make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom"),
-                                          precision=signature_precision(getattr(self.nli, "precision", "float32"))))
-        return {**result, "flags": flags}
+        return summarize(apply_policy(per_item, flags, SCALES),
+                         make_signature("holistic", aspect="consistency", nli=getattr(self.nli, "model_name", "custom"),
+                                        precision=signature_precision(getattr(self.nli, "precision", "float32"))),
+                         flags, SCALES)

@@ -34,6 +34,19 @@ _QUERIES = [q for q, _ in SAMPLE_PAIRS]
 _RESPONSES = [r for _, r in SAMPLE_PAIRS]
 
 
+def fields_read(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The item fields holistic reads with ``options``: the response; its context for coherence,
+    consistency and diversity (which groups by identical context), not for fluency alone (log P of
+    the reply after EOS); and ``group`` for diversity. ``aspects`` left out (or not a list of names,
+    which the runner refuses) reads every aspect's."""
+    aspects = options.get("aspects")
+    aspects = [aspects] if isinstance(aspects, str) else aspects
+    if not isinstance(aspects, (list, tuple)):
+        aspects = (*ASPECTS, "diversity")
+    return (("response",) + (("context",) if set(aspects) - {"fluency"} else ())
+            + (("group",) if "diversity" in aspects else ()))
+
+
 def _judgments(aspect: str):
     def load() -> list:
         from dialeval.holistic.data import judgments
@@ -148,6 +161,7 @@ SPEC = MetricSpec(
     auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=(LOCAL_LM_NAME, "smollm2-dailydialog", "minilm-nli", "mpnet-nli"),
+    reads_fields=fields_read,
     default_models=lambda: {"model": default_holistic_model(), "nli": default_nli_model()},
     default_settings={"pmi_weight": f"{DEFAULT_PMI_WEIGHT:g}"},
     build_hints={LM: LM_BUILD, LOCAL_LM_NAME: LM_BUILD, "gpt2": LM_BUILD,

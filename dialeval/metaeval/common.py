@@ -14,7 +14,7 @@ from dialeval.core.tables import fmt, fmt_p, format_table
 
 def generic(metric: str, path: str | Path, progress: bool = True, **options: Any) -> dict[str, Any]:
     """Any metric on a generic human-judgment JSONL file: one correlation per sub-metric. Items are
-    scored in saved chunks behind a progress bar with an estimate, through the score cache
+    scored in saved chunks with per-item progress and an estimate, through the score cache
     (:func:`dialeval.scoring.cache.scores_for`: a re-run or a run after Ctrl-C scores only what is
     new); a flagged item's floor value is left out (:func:`dialeval.core.degenerate.floors_as_missing`)."""
     from dialeval.scoring.cache import scores_for

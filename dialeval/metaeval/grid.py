@@ -1,7 +1,7 @@
 """One-command meta-evaluation: every metric x every human-judgment set (``dialeval benchmark --all``).
 
-For each cell (a metric's job on one set of :mod:`dialeval.data.judgments`) the items are scored through
-:mod:`dialeval.scoring.runners` in saved chunks behind a per-item progress bar
+For each cell (a metric's job on one set of :func:`dialeval.registry.judgment_sets`) the items are scored through
+:mod:`dialeval.scoring.runners` in saved chunks with per-item progress
 (:func:`dialeval.scoring.cache.scores_for`: per-item scores cached, so a re-run scores only what is
 new, and a cell interrupted after an hour resumes at its last saved chunk) and every sub-metric is
 compared with the set's human score:
@@ -44,13 +44,12 @@ from typing import Any, Callable, Sequence
 from dialeval import registry
 from dialeval.data import paper
 from dialeval.core.degenerate import floors_as_missing
-from dialeval.registry import scale_dict
+from dialeval.registry import judgment_sets, load_judgments, scale_dict
 from dialeval.stats.correlation import STATISTICS, bootstrap_interval, correlate, system_level, williams_spearman
 from dialeval.stats.paired import agreement_of, human_agreement
 from dialeval.stats.results import Settings
 from dialeval.stats.systems import pair_items
 from dialeval.stats.unpaired import compare_unpaired
-from dialeval.data.judgments import load_judgments, sets as judgment_sets
 from dialeval.metaeval.marked import check_marked, markers, write_marked
 from dialeval.scoring.runners import RUNNERS
 from dialeval.scoring.cache import scores_for
@@ -158,8 +157,8 @@ def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pa
 
 def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], systems: list[str | None],
              refresh: bool, n_resamples: int, seed: int, progress: bool = True) -> dict[str, Any]:
-    """One cell: the job's scores on the set through :func:`dialeval.scoring.cache.scores_for` (a
-    per-item progress bar; chunks saved as they finish, so an interrupted cell resumes where it
+    """One cell: the job's scores on the set through :func:`dialeval.scoring.cache.scores_for`
+    (per-item progress; chunks saved as they finish, so an interrupted cell resumes where it
     stopped) and their correlations with the human scores."""
     from dialeval.models import ModelNotFoundError
 
@@ -183,8 +182,9 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
     """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid.
 
     ``after_set(result so far)`` is called when a set is done (the CLI writes its outputs then, so
-    a long run that is stopped keeps every finished set; the per-item scores are cached per cell)."""
-    from tqdm.auto import tqdm
+    a long run that is stopped keeps every finished set; the per-item scores are cached per cell).
+    Progress: the cell being scored and, inside it, its items (:mod:`dialeval.core.progress`)."""
+    from dialeval.core.progress import Progress
 
     sets = list(sets or judgment_sets())
     jobs = [j for j in JOBS if j.metric in RUNNERS and (not metrics or j.metric in metrics or j.name in metrics)]
@@ -192,29 +192,30 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
         raise ValueError(f"no grid job for metrics {list(metrics)}; jobs: {[j.name for j in JOBS]}")
     start = time.perf_counter()
     result: dict[str, Any] = {"sets": {}, "cells": [], "n_resamples": n_resamples, "seed": seed}
-    bar = tqdm(total=len(sets) * len(jobs), desc="meta-evaluation cells", disable=not progress)
-    for set_name in sets:
-        judged = load_judgments(set_name)
-        items = [vars(it) for it in judged]
-        human = [it.score for it in judged]
-        systems = [it.system for it in judged]
-        result["sets"][set_name] = {"n": len(items), "systems": sorted({s for s in systems if s})}
-        pairing = set_pairing(items, systems)
-        if pairing is not None:
-            result["sets"][set_name]["pairing"] = {"paired": pairing["paired"], "shared_contexts": pairing["shared"],
-                                                   "items_per_system": {s: len(i) for s, i in pairing["indices"].items()}}
-        cells = []
-        for job in jobs:
-            bar.set_postfix_str(f"{set_name} x {job.name}")
-            cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed, progress))
-            bar.update()
-        compare_with_best(cells, human)
-        add_system_agreement(cells, human, pairing, n_resamples, seed)
-        result["cells"] += cells
-        result["seconds"] = round(time.perf_counter() - start, 1)
-        if after_set is not None:
-            after_set(result)
-    bar.close()
+    # no estimate over the cells, whose costs differ too much to extrapolate
+    with Progress(len(sets) * len(jobs), "meta-evaluation", unit="cell", enabled=progress, estimate=False) as bar:
+        for set_name in sets:
+            judged = load_judgments(set_name)
+            items = [vars(it) for it in judged]
+            human = [it.score for it in judged]
+            systems = [it.system for it in judged]
+            result["sets"][set_name] = {"n": len(items), "systems": sorted({s for s in systems if s})}
+            pairing = set_pairing(items, systems)
+            if pairing is not None:
+                per_system = {s: len(i) for s, i in pairing["indices"].items()}
+                result["sets"][set_name]["pairing"] = {"paired": pairing["paired"], "shared_contexts": pairing["shared"],
+                                                       "items_per_system": per_system}
+            cells = []
+            for job in jobs:
+                bar.set_label(f"cell {bar.done + 1}/{bar.total}: {set_name} x {job.name}")
+                cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed, progress))
+                bar.update()
+            compare_with_best(cells, human)
+            add_system_agreement(cells, human, pairing, n_resamples, seed)
+            result["cells"] += cells
+            result["seconds"] = round(time.perf_counter() - start, 1)
+            if after_set is not None:
+                after_set(result)
     return result
 
 

@@ -168,7 +168,7 @@ def markdown(result: Mapping[str, Any], sources: Sequence[str]) -> str:
 
 def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     from dialeval.core.resources import load_word_vectors
-    from dialeval.data.judgments import load_judgments
+    from dialeval.registry import load_judgments
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--metaeval", nargs="+", default=[str(METAEVAL)],

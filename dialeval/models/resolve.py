@@ -15,8 +15,11 @@ A model argument is looked up in this order (the first hit wins):
 
 When the Hub cannot be reached (``HF_HUB_OFFLINE=1``, or no route to huggingface.co, checked with
 a short socket probe) a model that is none of these raises :class:`ModelNotFoundError` at once,
-naming the bundled alternative or the ``training/`` command that builds it (each metric declares
-both: :func:`dialeval.registry.hub_alternatives`, :func:`dialeval.registry.build_hints`). Nothing here waits on the network for more than ``PROBE_TIMEOUT_S``.
+naming the bundled alternative or the ``training/`` command that builds it. Each metric declares
+both; this layer sits below the registry, so the lookups are handed down (:func:`set_advice`, which
+the package facade ``dialeval/__init__.py`` calls with the registry's
+:func:`~dialeval.registry.hub_alternatives` and :func:`~dialeval.registry.build_hints`). Nothing here waits on the network for more than
+``PROBE_TIMEOUT_S``.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import os
 import socket
 import threading
 from pathlib import Path
+from typing import Callable, Mapping
 
 HUB_HOST = "huggingface.co"
 PROBE_TIMEOUT_S = 2.0
@@ -37,6 +41,17 @@ ADAPTER_WEIGHTS = ("adapter_model.safetensors", "adapter_model.bin")
 
 class ModelNotFoundError(FileNotFoundError):
     """A model is neither local nor reachable; the message says what to do instead."""
+
+
+Lookup = Callable[[], Mapping[str, str]]
+_ADVICE: dict[str, Lookup] = {"alternatives": dict, "build_hints": dict}
+
+
+def set_advice(alternatives: Lookup, build_hints: Lookup) -> None:
+    """Where :class:`ModelNotFoundError` messages look up, by model id, the bundled stand-in
+    (``alternatives()``) and the command that builds the model (``build_hints()``); both are called
+    when a message is written. Until this is called both are empty."""
+    _ADVICE.update(alternatives=alternatives, build_hints=build_hints)
 
 
 def models_dir() -> Path:
@@ -109,19 +124,18 @@ def _hf_cached(repo_id: str) -> str | None:
 
 
 def _missing_message(text: str, what: str) -> str:
-    from dialeval import registry
     from dialeval.models.hub import NAMESPACE, bundled_dir
 
     parts = [
         f"{what} {text!r} is not a local directory, not under {models_dir()} ($DIALEVAL_MODELS), not in the "
         "Hugging Face cache, not bundled in hub/, and the Hugging Face Hub cannot be reached."
     ]
-    alternative = registry.hub_alternatives().get(text)
+    alternative = _ADVICE["alternatives"]().get(text)
     if alternative and bundled_dir(alternative) is not None:
         parts.append(f"Use the bundled alternative: model={alternative!r} ({bundled_dir(alternative)}).")
     elif alternative:
         parts.append(f"Its dialeval alternative {alternative!r} is not bundled in this checkout.")
-    hints = registry.build_hints()
+    hints = _ADVICE["build_hints"]()
     hint = hints.get(text) or (hints.get(alternative) if alternative else None)
     if hint:
         parts.append(f"Build it with `{hint}` (see training/README.md).")

@@ -91,7 +91,7 @@ def kept_scorer(module: Any, settings: Any, build: Any) -> Any:
     """The scorer an evaluate ``module`` keeps between ``compute()`` calls: ``build()`` the first
     time and whenever ``settings`` (with the dialeval version) change, so a second call reloads no
     model, word vectors or JVM."""
-    from dialeval import __version__
+    from dialeval.version import __version__
 
     key = repr((settings, __version__))
     if getattr(module, "_cached_key", None) != key:

@@ -16,10 +16,15 @@ before evaluate does:
   A call that gives none of the inputs goes on to evaluate unchanged, so ``add_batch(...)`` then
   ``compute()`` still works.
 
-Every module takes ``percentiles=True`` (off by default: the default outputs do not change): each
-per-item list ``<score>_scores`` that has a stored human reference gets ``<score>_percentiles``, the
-score's mid-rank percentile among human replies to DailyDialog test contexts (100: better than every
-one), and ``percentiles_signature`` names that reference (:mod:`dialeval.scoring.human_reference`).
+Every module's result carries, beside each directed sub-score's mean ``<score>`` (flagged replies at
+their worst value), ``<score>_unflagged`` (the mean over unflagged replies) and ``flagged`` (their
+number), from the scorer's :func:`dialeval.core.results.summarize`. Every module takes
+``percentiles=True`` (off by default): each per-item list ``<score>_scores`` that has a stored human
+reference gets ``<score>_percentiles``, the score's mid-rank percentile among human replies to
+DailyDialog test contexts (100: better than every one; a flagged reply at 0), and its mean
+``<score>_percentile``, the readable system summary that still falls when a reply is blanked
+(:mod:`dialeval.core.results`); ``percentiles_signature`` names that reference
+(:mod:`dialeval.scoring.human_reference`).
 The reference is stored for the bundled default: a call with other options (another ``model``, a
 FED ``level="dialog"``) is refused with a ``ValueError`` naming the command that builds one, as is a
 reference whose weights no longer match.
@@ -38,6 +43,7 @@ from typing import Any, Callable, Iterable
 import evaluate
 
 from dialeval.core.options import check_known
+from dialeval.core.results import percentile_means
 from dialeval.modules.inputs import check_module_inputs, input_kinds, normalise_module_inputs
 
 # evaluate's compute() has these as keywords of its own and hands them to _compute only as inputs
@@ -63,14 +69,16 @@ def reading_percentiles(compute: Callable[..., dict | None]) -> Callable[..., di
         result = compute(self, *args, **kwargs)
         if not percentiles or result is None:
             return result
-        from dialeval.scoring.human_reference import with_percentiles
+        from dialeval.scoring.human_reference import SUFFIX, with_percentiles
 
         options = {k: v for k, v in kwargs.items()
                    if k not in INPUT_NAMES and k not in self._feature_names() and v is not None}
         per_item = {key[: -len(SCORES_SUFFIX)]: values for key, values in result.items()
                     if key.endswith(SCORES_SUFFIX) and isinstance(values, list)}
-        found, signature = with_percentiles(self.name, per_item, options, bool(kwargs.get("references")))
-        return {**result, **found, "percentiles_signature": signature}
+        found, signature = with_percentiles(self.name, per_item, options, bool(kwargs.get("references")),
+                                            result.get("flags"))
+        means = percentile_means({key[: -len(SUFFIX)]: values for key, values in found.items()})
+        return {**result, **found, **means, "percentiles_signature": signature}
 
     return wrapped
 

@@ -219,7 +219,9 @@ def build_widget(module: Any, card: Path | None = None) -> gr.Blocks:
         ]
         options = gr.Textbox(value=json_text({k: v for k, v in example.items() if k not in kinds}), label="options",
                              info='optional JSON object of other compute() keyword arguments (see the card below); '
-                                  '{"percentiles": true} adds each score\'s percentile among human replies')
+                                  '{"percentiles": true} adds each score\'s percentile among human replies and '
+                                  'their mean <score>_percentile (a flagged reply at 0; beside each mean, flagged and '
+                                  '<score>_unflagged are always there)')
         button = gr.Button("Compute", variant="primary")
         result = gr.JSON(label=module.name)
         gr.Markdown(text)

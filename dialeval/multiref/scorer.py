@@ -209,8 +209,7 @@ class MultiRefScorer:
             for i, s in zip(owner, scores):
                 best[i] = max(best[i], s)
             per_item[m] = best
-        result = summarize(apply_policy(per_item, flags, SCALES), self.signature(references, "quality"))
-        return {**result, "flags": flags}
+        return summarize(apply_policy(per_item, flags, SCALES), self.signature(references, "quality"), flags, SCALES)
 
     def diversity(
         self,

@@ -30,6 +30,7 @@ SPEC = MetricSpec(
     name="multiref",
     summary="BLEU / METEOR / ROUGE-L / embedding metrics as the max over several references (Gupta et al. 2019)",
     runner=run_multiref,
+    reads_fields=("response", "references"),  # the context is never read
     scales=lambda: scales.SCALES,
     judgment_sets={MTURK: _mturk_judgments},
     published=published,

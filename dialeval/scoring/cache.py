@@ -6,15 +6,20 @@ The key is the SHA-256 of everything that decides the scores: the metric, its op
 it will run, :func:`dialeval.scoring.runners.precision_keyed`), the dialeval
 version, the models its runner loads for the options not given, as they resolve now
 (:func:`dialeval.registry.resolved_defaults`: e.g. FED's DialoGPT vs. its bundled stand-in), the
-fingerprint of the bundled weights (:func:`weights_fingerprint`) and the inputs (:func:`items_hash`). A result whose settings differ therefore never mixes with another; stale
-entries are never read, only left behind (delete the folder to reclaim the space). An entry names
+fingerprint of the bundled weights (:func:`weights_fingerprint`) and the fields of the inputs that
+the metric reads with these options (:func:`items_hash`, :attr:`dialeval.core.spec.MetricSpec.reads_fields`):
+the same replies scored with and without references share the entries of a metric that reads no
+references (FED, FULL, GRADE, holistic, SSREM's ``reference_free``). A result whose settings
+differ therefore never mixes with another; stale entries are never read, only left behind (delete
+the folder to reclaim the space). An entry names
 its format (:data:`CACHE_FORMAT`); :func:`cached_scores` scores again over an entry of another
 format (format 1, written before the flags, has neither ``format`` nor ``flags``; format 2 gave
 flagged items NaN where format 3 gives the scale's floor) rather than return it with another policy; :func:`stored_scores` reads any format, for its scores alone.
 
 :func:`scores_for` is how every long run scores (the grid's cells, ``dialeval compare``, the
 combined metric's components): through the chunks of :func:`dialeval.scoring.score_chunks` (fixed
-input positions) behind a per-item progress bar with items/s and an estimate, each finished chunk
+input positions) with per-item progress (:class:`dialeval.core.progress.Progress`: items done, rate and
+time left, once the run has taken 10 s), each finished chunk
 appended to ``<key>.chunks-<format>-<size>.jsonl`` beside the entry. An interrupted run (Ctrl-C, a crash)
 resumes after its last saved chunk and ends with the same entry, byte for byte, as an uninterrupted
 one; the chunk file is deleted when the entry is written.
@@ -28,14 +33,17 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from dialeval.core.resources import cache_dir
 from dialeval.core.results import ItemScores, flags_of
+from dialeval.core.spec import ITEM_FIELDS
 
 PerItem = dict[str, list[float]]
-CACHE_FORMAT = 5  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words; 4: the echo flag; 5: the salad flag
+CACHE_FORMAT = 6  # 2: entries carry the scorer's per-item flags; 3: flagged items at their floor, no_words; 4: the echo flag; 5: the salad flag; 6: an echo copies a turn nearly whole or at length (issue 54)
 CHUNK_SIZE = 16  # items per saved chunk of scores_for: a save every few seconds even for FED
+_SLOTS = ("context", "response", "references")  # every item_record's first three places, read or not
+_UNREAD = {"context": None, "response": None, "references": []}
 
 
 def scores_dir() -> Path:
@@ -46,9 +54,23 @@ def _digest(value: Any) -> str:
     return hashlib.sha256(json.dumps(value, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def items_hash(items: Sequence[dict]) -> str:
-    """SHA-256 of the scored fields of the items (context, response, references), in order."""
-    return _digest([[it.get("context"), it.get("response"), it.get("references")] for it in items])
+def item_record(item: Mapping[str, Any], fields: Sequence[str] = ITEM_FIELDS) -> list[Any]:
+    """What of ``item`` keys an entry of a metric that reads ``fields``: ``[context, response,
+    references]`` with a field it does not read as an item without it (``[]`` for the references, as
+    :class:`dialeval.data.JudgmentItem` has none, ``None`` for the others), then ``{name: value}`` of
+    any other field read (holistic diversity's ``group``) where the item has one. Items that differ
+    only in fields not read key the same entry. An item without references (``[]``) or group keeps
+    the key it had before the fields were declared for a metric that reads its context and response,
+    so those stored entries are still read (the referenced entries of a metric that reads no
+    references are not: scored once more, they are then shared with the items without references)."""
+    record = [item.get(f) if f in fields else _UNREAD[f] for f in _SLOTS]
+    extra = {f: item[f] for f in fields if f not in _SLOTS and item.get(f) is not None}
+    return record + [extra] if extra else record
+
+
+def items_hash(items: Sequence[Mapping[str, Any]], fields: Sequence[str] = ITEM_FIELDS) -> str:
+    """SHA-256 of the items' :func:`item_record` for a metric that reads ``fields``, in order."""
+    return _digest([item_record(it, fields) for it in items])
 
 
 @functools.lru_cache(maxsize=16)
@@ -68,13 +90,13 @@ def weights_fingerprint(metric: str) -> str:
 
 
 def cache_key(metric: str, options: dict[str, Any], items: Sequence[dict]) -> str:
-    from dialeval import __version__
-    from dialeval.registry import resolved_defaults
+    from dialeval.version import __version__
+    from dialeval.registry import fields_read, resolved_defaults
 
     from dialeval.scoring.runners import precision_keyed
 
     key = {"metric": metric, "options": precision_keyed(metric, options), "version": __version__,
-           "weights": weights_fingerprint(metric), "items": items_hash(items)}
+           "weights": weights_fingerprint(metric), "items": items_hash(items, fields_read(metric, options))}
     defaults = resolved_defaults(metric)
     if defaults:  # (absent for metrics with fixed defaults: their keys stay as before)
         key["defaults"] = defaults
@@ -139,9 +161,10 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     A metric that reads other metrics' scores (``MetricSpec.reads``: the combined metric) is scored
     in one chunk: its components then score the whole ``items`` through this function themselves,
     with their own chunks, progress and resume, under the same keys as their own grid cells, so a
-    grid reuses them instead of scoring every component again per chunk of 16."""
-    from tqdm.auto import tqdm
+    grid reuses them instead of scoring every component again per chunk of 16.
 
+    ``progress=False`` silences the progress lines of this run and of everything it calls."""
+    from dialeval.core.progress import Progress
     from dialeval.registry import spec
     from dialeval.scoring.chunks import score_chunks
 
@@ -158,7 +181,7 @@ def scores_for(metric: str, options: dict[str, Any], items: Sequence[dict], refr
     saved = _saved_chunks(chunks_path)
     done = saved[-1]["stop"] if saved else 0
     chunks_path.parent.mkdir(parents=True, exist_ok=True)
-    with tqdm(total=len(items), initial=done, desc=desc or metric, unit="item", disable=not progress) as bar:
+    with Progress(len(items), desc or metric, initial=done, enabled=progress) as bar:
         began = time.perf_counter()
         for start, chunk, scores, signature in score_chunks(metric, items, options, start=done, chunk_size=chunk_size):
             record = {"start": start, "stop": start + len(chunk), "per_item": scores[0], "signature": signature,

@@ -11,7 +11,10 @@ folder; one entry per metric and options, so metrics that share a folder share i
 
 where ``worse`` counts the human replies that score worse (lower, or higher on a lower-is-better
 scale) and ``equal`` those that score the same: a score equal to every human reply's is at 50, a
-score better than all of them at 100. A NaN (a flagged reply on an unbounded scale) has none.
+score better than all of them at 100. A NaN (a score that does not apply to the item) has none. A
+flagged reply (:mod:`dialeval.core.degenerate`) is at exactly 0, whatever its worst value would tie
+with (the human replies that are themselves flagged): :meth:`HumanReference.percentiles` with the
+items' ``flags``.
 
 An entry is keyed like the score cache (:mod:`dialeval.scoring.cache`): the metric, its options (the
 runner's defaults, the suite's declared options and the given ones over them, less those that do not
@@ -71,15 +74,21 @@ class HumanReference:
         """What a percentile is among, e.g. ``"human replies on DailyDialog test (n=200, seed 0)"``."""
         return f"human replies on {self.cases['source']} (n={self.cases['n']}, seed {self.cases['seed']})"
 
-    def percentiles(self, score: str, values: Sequence[float | None]) -> list[float | None]:
-        """Each of ``values`` (scores of sub-score ``score``) as a percentile among the human replies."""
+    def percentiles(self, score: str, values: Sequence[float | None],
+                    flags: Sequence[Sequence[str]] | None = None) -> list[float | None]:
+        """Each of ``values`` (scores of sub-score ``score``) as a percentile among the human replies;
+        an item with ``flags`` (a flagged reply) at exactly 0."""
         higher = registry.describe(self.metric, score).higher_is_better is not False
-        return [percentile(v, self.scores[score], higher) for v in values]
+        flagged = [bool(f) for f in flags] if flags is not None else [False] * len(values)
+        if len(flagged) != len(values):
+            raise ValueError(f"{len(flags or ())} flags for {len(values)} {score} scores")
+        return [0.0 if f else percentile(v, self.scores[score], higher) for v, f in zip(values, flagged)]
 
-    def read(self, per_item: Mapping[str, Sequence[float | None]]) -> dict[str, list[float | None]]:
-        """Sub-score -> per-item percentiles, for every sub-score of ``per_item`` the reference holds;
-        ``ValueError`` when it holds none of them."""
-        found = {score: self.percentiles(score, per_item[score]) for score in self.scores if score in per_item}
+    def read(self, per_item: Mapping[str, Sequence[float | None]],
+             flags: Sequence[Sequence[str]] | None = None) -> dict[str, list[float | None]]:
+        """Sub-score -> per-item percentiles (flagged items at 0), for every sub-score of ``per_item``
+        the reference holds; ``ValueError`` when it holds none of them."""
+        found = {score: self.percentiles(score, per_item[score], flags) for score in self.scores if score in per_item}
         if not found:
             raise ValueError(f"none of {self.metric}'s scores {sorted(per_item)} has a human reference "
                              f"(it holds {sorted(self.scores)})")
@@ -195,11 +204,13 @@ def load_reference(metric: str, options: Mapping[str, Any] | None = None, refere
 
 def with_percentiles(metric: str, per_item: Mapping[str, Sequence[float | None]],
                      options: Mapping[str, Any] | None = None,
-                     references: bool = False) -> tuple[dict[str, list[float | None]], str]:
+                     references: bool = False, flags: Sequence[Sequence[str]] | None = None
+                     ) -> tuple[dict[str, list[float | None]], str]:
     """``(<score>_percentiles -> per item, the reference's signature)`` for every sub-score of
-    ``per_item`` the stored reference holds (:func:`load_reference`, :meth:`HumanReference.read`)."""
+    ``per_item`` the stored reference holds (:func:`load_reference`, :meth:`HumanReference.read`;
+    items with ``flags`` at 0)."""
     reference = load_reference(metric, options, references)
-    found = {f"{score}{SUFFIX}": values for score, values in reference.read(per_item).items()}
+    found = {f"{score}{SUFFIX}": values for score, values in reference.read(per_item, flags).items()}
     return found, reference_signature(reference)
 
 

@@ -10,6 +10,7 @@ from typing import Sequence
 import numpy as np
 
 from dialeval.core.encoders import minilm_dir, mpnet_dir
+from dialeval.core.progress import Progress
 from dialeval.core.resources import GLOVE_NAME, WordVectors, load_word_vectors
 from dialeval.core.text import tokenize
 
@@ -53,7 +54,9 @@ class SentenceEncoder:
         from transformers import AutoModel, AutoTokenizer
 
         from dialeval.core.precision import with_precision
+        from dialeval.core.quiet import quiet_third_party
 
+        quiet_third_party(models_next=True)  # no loading bars unless asked
         if name not in SENTENCE_ENCODERS:
             raise ValueError(f"unknown sentence encoder {name!r}; known: {sorted(SENTENCE_ENCODERS)}")
         folder = Path(folder) if folder else SENTENCE_ENCODERS[name]()
@@ -64,22 +67,24 @@ class SentenceEncoder:
         self.name, self.dim = name, int(self.model.config.hidden_size)
         self.batch_size, self.max_length = batch_size, max_length
 
-    def encode(self, texts: Sequence[str], progress: bool = False) -> np.ndarray:
+    def encode(self, texts: Sequence[str], progress: bool = True) -> np.ndarray:
+        """The embeddings of ``texts``, in batches of similar lengths; progress once a call is long
+        (:mod:`dialeval.core.progress`; ``progress=False``: none)."""
         import torch
-        from tqdm.auto import tqdm
 
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))  # similar lengths, less padding
         out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        starts = range(0, len(order), self.batch_size)
-        for start in tqdm(starts, disable=not progress, desc=self.name):
-            idx = order[start : start + self.batch_size]
-            batch = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
-                                   max_length=self.max_length, return_tensors="pt").to(self.device)
-            with torch.no_grad():
-                hidden = self.model(**batch).last_hidden_state.float()  # pooled in float32 whatever the precision
-            mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
-            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
-            out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+        with Progress(len(texts), self.name, unit="text", enabled=progress) as bar:
+            for start in range(0, len(order), self.batch_size):
+                idx = order[start : start + self.batch_size]
+                batch = self.tokenizer([texts[i] for i in idx], padding=True, truncation=True,
+                                       max_length=self.max_length, return_tensors="pt").to(self.device)
+                with torch.no_grad():
+                    hidden = self.model(**batch).last_hidden_state.float()  # pooled in float32 whatever the precision
+                mask = batch["attention_mask"].unsqueeze(-1).to(hidden.dtype)
+                pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+                out[idx] = torch.nn.functional.normalize(pooled, dim=-1).cpu().numpy()
+                bar.update(len(idx))
         return out
 
 

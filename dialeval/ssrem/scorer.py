@@ -173,9 +173,9 @@ class SSREMScorer:
         f_range, g_range, used = self.ranges([f[i] for i in kept] or [0.0], [g[i] for i in kept] or [0.0], scaling, mover)
         h = combine([0.0 if math.isnan(v) else v for v in f], [0.0 if math.isnan(v) else v for v in g], f_range, g_range)
         per_item = apply_policy({"ssrem": h, "ssrem_f": f, "ssrem_g": g}, flags, SCALES)
-        result = summarize(per_item, self.signature(references, used, mover))
+        result = summarize(per_item, self.signature(references, used, mover), flags, SCALES)
         result.update(ssrem_f_min=f_range[0], ssrem_f_max=f_range[1], ssrem_g_min=g_range[0], ssrem_g_max=g_range[1])
-        return {**result, "flags": flags}
+        return result
 
     def score_context_fit(self, contexts: Any, responses: Any) -> dict[str, Any]:
         """``ssrem_f`` alone, without references: the learned fit ``v(c)^T M v(r_hat)`` of each response
@@ -185,8 +185,7 @@ class SSREMScorer:
         contexts, responses = check_context_fit_inputs(contexts, responses)
         flags, _, f = self._context_fit(contexts, responses)
         per_item = apply_policy({"ssrem_f": f}, flags, SCALES)
-        return {**summarize(per_item, make_signature("ssrem", **self._model_fields(), part="f", nrefs="0")),
-                "flags": flags}
+        return summarize(per_item, make_signature("ssrem", **self._model_fields(), part="f", nrefs="0"), flags, SCALES)
 
     def _context_fit(self, contexts: list[list[str]], responses: list[str]
                      ) -> tuple[list[list[str]], list[int], list[float]]:

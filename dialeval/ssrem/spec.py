@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, Mapping
+
 from dialeval.core.spec import (
     MEANING_CONTROLS, RELEVANCE_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, DemoChoice, EvaluateSample,
     Job, MetricSpec,
@@ -25,6 +27,13 @@ BUILDS = {
 # whatever it says; the percentiles stored with the model keep the score independent of the set.
 DEMO_SCALING = "model"
 
+
+def fields_read(options: Mapping[str, Any]) -> tuple[str, ...]:
+    """The item fields SSREM reads: the context and response, and the references unless
+    ``reference_free`` (the context fit ``ssrem_f`` alone)."""
+    return ("context", "response") if options.get("reference_free") else ("context", "response", "references")
+
+
 SPEC = MetricSpec(
     name="ssrem",
     summary="speaker-sensitive context/reference similarity (Bak & Oh 2020)",
@@ -32,6 +41,7 @@ SPEC = MetricSpec(
     auto_precisions=AUTO_PRECISIONS,
     scales=lambda: scales.SCALES,
     bundled=tuple(BUILDS),
+    reads_fields=fields_read,
     build_hints={**BUILDS, **{f"dialeval/{folder}": build for folder, build in BUILDS.items()}},
     benchmarks={
         **{f"ssrem-{name}": Benchmark("dialeval.ssrem.benchmark", "table4", "format_table4", (name,),

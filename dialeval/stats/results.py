@@ -15,7 +15,7 @@ from typing import Any, Dict, Optional, Tuple
 
 import numpy as np
 
-from dialeval import __version__
+from dialeval.version import __version__
 
 CORRECTIONS = ("holm", "bonferroni", "none")
 TESTS = ("ar", "bootstrap")

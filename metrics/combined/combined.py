@@ -10,6 +10,7 @@ import evaluate
 import dialeval.modules.metric_base
 from dialeval.combined.runner import DEFAULT_MODEL
 from dialeval.combined.runner import run_combined
+from dialeval.combined.scales import SCALES
 from dialeval.core.results import summarize
 from dialeval.modules.inputs import check_module_inputs
 
@@ -85,4 +86,4 @@ class Combined(dialeval.modules.metric_base.CheckedMetric):
         items = [{"context": list(c), "response": r, **({"references": list(references[i])} if references else {})}
                  for i, (c, r) in enumerate(zip(contexts, responses))]
         scores = run_combined(items, model)
-        return {**summarize(*scores), "flags": scores.flags}
+        return summarize(*scores, scores.flags, SCALES)

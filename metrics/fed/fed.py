@@ -34,7 +34,8 @@ _KWARGS_DESCRIPTION = """
 Args:
     conversations (list of list of str): the turns of each conversation, oldest first; for
         turn-level scores the last turn is the system response being rated (it may be empty, an
-        empty generation, and is then scored as the model's EOS; other turns must be non-empty).
+        empty generation: it is then flagged and gets each score's worst value; other turns must be
+        non-empty).
     level (str): "turn" (default), "dialog" or "both".
     mode (str): the variant, "conditional" (default, best measured: the paper's Eq. 1 with means
         over the follow-ups, whole conversation as context), "paper" (Eq. 1 with sums and the
@@ -51,7 +52,13 @@ Args:
     Any other keyword is a ValueError.
 Returns:
     turn_<quality> / dialog_<quality>: mean score; <name>_scores: per conversation;
-    turn_overall / dialog_overall: mean of the level's qualities; signature.
+    turn_overall / dialog_overall: mean of the level's qualities; signature; flags: per
+    conversation, empty / no_words / repetitive / echo / salad or none (docs/inputs.md). A flagged
+    conversation counts in each mean at the score's worst value (the floor -1000 for a
+    log-likelihood difference: 4 blank replies of 8 take turn_overall to about -500); beside each
+    mean, <name>_unflagged is the mean over the unflagged conversations and flagged their number;
+    percentiles=True adds <name>_percentile, the mean percentile among human replies with a
+    flagged reply at 0.
     Range and direction: every score is a raw difference of log-likelihoods, log P(positive
     follow-ups) - log P(negative ones): higher = better, unbounded (0: both equally likely; negative:
     the negative follow-ups are likelier), comparable only under one model and mode (the
@@ -64,6 +71,8 @@ Examples:
     ...                       qualities=["interesting", "fluent"])
     >>> round(results["turn_interesting"], 2), round(results["turn_fluent"], 2)
     (4.05, 4.62)
+    >>> results["flagged"], round(results["turn_fluent_unflagged"], 2)
+    (0, 4.62)
     >>> results["signature"]
     'metric:fed|model:dialeval/gemma3-dialogue@...|mode:conditional|level:turn|version:...'
 """

@@ -25,7 +25,7 @@ import gradio as gr
 import pandas as pd
 
 from dialeval import registry
-from dialeval.core.results import flags_of
+from dialeval.core.results import FLAGGED, flag_summary, flags_of, percentile_means
 from dialeval.core.scales import Scale
 from dialeval.core.spec import DemoChoice, MetricSpec
 from dialeval.models import ModelNotFoundError
@@ -55,6 +55,10 @@ COLUMN_WIDTHS = ["7%", "14%", "8%", "11%", "11%", "12%", "37%"]  # the meaning w
 # inside the page (tests/test_demo_browser.py checks this in Chromium).
 TABLE_MAX_HEIGHT = "none"
 PLOT_COLUMNS = ["score", "percentile"]
+Y_LIM = (0, 100)  # the chart's axis: every percentile on the whole scale
+SUMMARY_NOTE = ("Summary, named as in every dialeval result: flagged (1 when the response is degenerate), "
+                "<score>_unflagged (the score leaving flagged replies out: '-' here when it is flagged) and "
+                "<score>_percentile (among human replies, a flagged reply at 0).")
 RAW_NOTE = ("**raw**: a value no normalisation has put on a fixed scale (a log-likelihood, an SSREM part "
             "before scaling); compare it only between responses scored with the same model and settings.")
 
@@ -84,12 +88,16 @@ def unscored_row(metric: str, choice: DemoChoice, reason: str) -> list[Any]:
 @dataclass
 class Scored:
     """What one metric choice gives for the item: its table rows, the percentile of each score with a
-    human reference (``"metric: score"`` -> percentile), the flags it set on the response, and notes
-    (why a score has no percentile)."""
+    human reference (``"metric: score"`` -> percentile; a flagged reply at 0), the flags it set on the
+    response, the summary every dialeval result carries (:mod:`dialeval.core.results`: ``flagged``,
+    ``<score>_unflagged``, ``<score>_percentile``, for the scores with a percentile) and notes (why a
+    score has no percentile)."""
 
+    metric: str
     rows: list[list[Any]]
     percentiles: dict[str, float] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    summary: dict[str, float] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
 
 
@@ -97,23 +105,33 @@ def choice_scored(metric: str, choice: DemoChoice, item: dict[str, Any]) -> Scor
     """The rows, percentiles and flags of one metric choice for ``item``."""
     missing = [NEEDS[name] for name in choice.needs if not item[name]]
     if missing:
-        return Scored([unscored_row(metric, choice, f"{metric} needs {' and '.join(missing)}")])
+        return Scored(metric, [unscored_row(metric, choice, f"{metric} needs {' and '.join(missing)}")])
     try:
         scores = get_runner(metric)([item], **choice.options)
     except (ValueError, ModelNotFoundError, FileNotFoundError) as e:
-        return Scored([unscored_row(metric, choice, str(e))])
+        return Scored(metric, [unscored_row(metric, choice, str(e))])
     per_item, _signature = scores
-    found = Scored([score_row(metric, choice, score, values[0]) for score, values in per_item.items()],
-                   flags=flags_of(scores, [item])[0])
+    flags = flags_of(scores, [item])
+    found = Scored(metric, [score_row(metric, choice, score, values[0]) for score, values in per_item.items()],
+                   flags=flags[0], summary=flag_summary(per_item, flags, []))
     if not registry.spec(metric).behaviour.scores:
         return found  # no human reference: the suite does not judge it (MetricSpec.behaviour's note)
     try:
         reference = load_reference(metric, choice.options, bool(item["references"]))
-        found.percentiles = {f"{metric}: {score}": values[0]
-                             for score, values in reference.read(per_item).items() if values[0] is not None}
+        read = {score: values for score, values in reference.read(per_item, flags).items() if values[0] is not None}
     except ValueError as e:
         found.notes.append(f"{metric}: no percentile ({e})")
+        return found
+    found.percentiles = {f"{metric}: {score}": values[0] for score, values in read.items()}
+    found.summary.update({**flag_summary(per_item, flags, list(read)), **percentile_means(read)})
     return found
+
+
+def summary_text(s: Scored) -> str:
+    """One metric's summary line, named as in every dialeval result (:mod:`dialeval.core.results`)."""
+    readings = [f"{name} {'-' if math.isnan(value) else f'{value:.4g}'}"
+                for name, value in s.summary.items() if name != FLAGGED]
+    return f"**{s.metric}**: {FLAGGED} {s.summary[FLAGGED]}" + "".join(f", {text}" for text in readings)
 
 
 def percentile_text(scored: list[Scored]) -> str:
@@ -122,8 +140,11 @@ def percentile_text(scored: list[Scored]) -> str:
              for s in scored for label, value in s.percentiles.items()]
     flagged = {", ".join(s.flags) for s in scored if s.flags}
     if flagged:
-        lines.append(f"**Flagged as degenerate**: {'; '.join(sorted(flagged))} (scored under the policy of "
-                     "docs/inputs.md)")
+        lines.append(f"**Flagged as degenerate**: {'; '.join(sorted(flagged))} (scored at each score's worst "
+                     "value and read as the 0th percentile, the policy of docs/inputs.md)")
+    summaries = [summary_text(s) for s in scored if s.summary]
+    if summaries:
+        lines.append(SUMMARY_NOTE + "\n\n" + "\n\n".join(summaries))
     return "\n\n".join(lines + [note for s in scored for note in s.notes])
 
 
@@ -145,6 +166,14 @@ def score_conversation(conversation: str, references: str,
     return [row for s in scored for row in s.rows], plot, percentile_text(scored)
 
 
+def score_page(conversation: str, references: str, metrics: list[str]) -> tuple[list[list[Any]], gr.BarPlot, str]:
+    """:func:`score_conversation` for the page: the chart's data with its axis fixed at 0 to 100 in
+    every update (:data:`Y_LIM`), so that equal percentiles (every one 0 for a degenerate reply) are
+    drawn as bars at their height on the full scale, never on an axis collapsed to their one value."""
+    rows, plot, text = score_conversation(conversation, references, metrics)
+    return rows, gr.BarPlot(value=plot, y_lim=list(Y_LIM)), text
+
+
 def build_demo() -> gr.Blocks:
     with gr.Blocks(title="dialeval") as demo:
         gr.Markdown("# dialeval\nAutomatic evaluation of open-domain dialogue: score a conversation's last turn.")
@@ -161,12 +190,12 @@ def build_demo() -> gr.Blocks:
                 table = gr.Dataframe(headers=HEADERS, label="Scores", wrap=True, max_height=TABLE_MAX_HEIGHT,
                                      column_widths=COLUMN_WIDTHS, scale=3)
                 with gr.Column(scale=1):
-                    plot = gr.BarPlot(pd.DataFrame(columns=PLOT_COLUMNS), x="score", y="percentile", y_lim=[0, 100],
+                    plot = gr.BarPlot(pd.DataFrame(columns=PLOT_COLUMNS), x="score", y="percentile", y_lim=list(Y_LIM),
                                       label="Percentile among human replies (DailyDialog test)", sort="-y",
                                       x_label_angle=-30)
                     readings = gr.Markdown()
             gr.Markdown(RAW_NOTE)
-            button.click(score_conversation, [conversation, references, metrics], [table, plot, readings],
+            button.click(score_page, [conversation, references, metrics], [table, plot, readings],
                          api_name="score")
     return demo
 

@@ -5,7 +5,8 @@ A metric that correlates with human ratings may still prefer an echo of the cont
 :mod:`~dialeval.metaeval.behaviour.cases`) the real reply is set against replies built from the same context
 (:mod:`~dialeval.metaeval.behaviour.kinds`), all scored through the registry's runner and the score cache
 (:mod:`~dialeval.metaeval.behaviour.suite`), and each metric is held to what it declares it must catch
-(:attr:`dialeval.core.spec.MetricSpec.behaviour`) at a 90 % bar (:mod:`~dialeval.metaeval.behaviour.checks`);
+(:attr:`dialeval.core.spec.MetricSpec.behaviour`) at a 90 % bar reached on enough contexts (a 95 % Wilson lower bound of at least 0.80,
+:mod:`~dialeval.metaeval.behaviour.checks`);
 :mod:`~dialeval.metaeval.behaviour.report` writes Markdown and JSON.
 
 Method: CheckList (Ribeiro et al. 2020, "Beyond Accuracy: Behavioral Testing of NLP Models with
@@ -15,7 +16,7 @@ Khalid & Lee 2022 ("Explaining Dialogue Evaluation Metrics using Adversarial Beh
 NAACL).
 
     from dialeval.metaeval.behaviour import behaviour
-    result = behaviour("<metric>", n=200)          # a MetricResult; .passed, .failures, .to_dict()
+    result = behaviour("<metric>", n=200)          # a MetricResult; .passed, .failures, .undecided, .to_dict()
 """
 
 from __future__ import annotations

@@ -3,12 +3,15 @@ score alone? Pure numpy/scipy, no metric and no I/O.
 
 Kinds. Over the ``n`` cases where the kind was built, ``wins`` counts those where the real reply
 scores *strictly* better than the kind (higher, or lower for a lower-is-better score), ``ties``
-those with equal scores; ``share = wins / n``, with the Wilson score interval (Wilson 1927; scipy's
-``binomtest(...).proportion_ci(method="wilson")``) at 95 %. A NaN score is the worst value (the
+those with equal scores; ``share = wins / n``, with the Wilson score interval at 95 %
+(:func:`dialeval.stats.proportion.wilson_interval`). A NaN score is the worst value (the
 degenerate-response policy, :mod:`dialeval.core.degenerate`, gives NaN to a flagged reply on an
 unbounded scale): a NaN kind loses to any real score, two NaNs tie, a NaN real reply wins nothing.
-A declared kind *passes* when ``share >= BAR`` (0.90). ``mean_change`` is the mean of
-``kind - real`` over the cases where both are finite.
+A declared kind's verdict (issue 54): ``"pass"`` when ``share >= BAR`` (0.90) and the interval's
+lower bound ``>= LOW_BAR`` (0.80), ``"FAIL"`` when ``share < BAR``, otherwise ``"not enough
+contexts"``: a share of 0.90 on 10 contexts (9 of 10, interval [0.60, 0.98]) says too little to
+pass, and 10 of 10 still does (0.72); 18 of 20 does not (0.70), 90 of 100 passes (0.83), 180 of 200
+too (0.85). ``mean_change`` is the mean of ``kind - real`` over the cases where both are finite.
 
 Controls. Over the cases where the control was built (it differs from the reply) and both scores
 are finite: ``mean_change = mean(control - real)``, its paired bootstrap percentile interval
@@ -26,13 +29,23 @@ from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
-from scipy import stats
 
 from dialeval.stats.paired import compare
+from dialeval.stats.proportion import wilson_interval
 
 BAR = 0.90
+LOW_BAR = 0.80
 CONTROL_BAR = 0.5
 CONFIDENCE = 0.95
+PASS, FAIL, UNDECIDED = "pass", "FAIL", "not enough contexts"
+
+
+def kind_verdict(share: float, ci_low: float) -> str:
+    """:data:`FAIL` below :data:`BAR`, :data:`PASS` at or above it with a Wilson lower bound of at
+    least :data:`LOW_BAR`, else :data:`UNDECIDED` (module docstring)."""
+    if share < BAR:
+        return FAIL
+    return PASS if ci_low >= LOW_BAR else UNDECIDED
 
 
 @dataclass(frozen=True)
@@ -48,7 +61,19 @@ class KindCheck:
     ci_high: float | None
     mean_change: float | None
     declared: bool
-    passed: bool | None  # None: not declared (reported only), or no case
+
+    @property
+    def verdict(self) -> str | None:
+        """:func:`kind_verdict` of a declared kind; :data:`FAIL` for one with no case (it could not be
+        checked); ``None`` for a kind not declared (reported only)."""
+        if not self.declared:
+            return None
+        return FAIL if self.share is None or self.ci_low is None else kind_verdict(self.share, self.ci_low)
+
+    @property
+    def passed(self) -> bool | None:
+        """Whether the verdict is :data:`PASS` (``None``: not declared)."""
+        return None if self.verdict is None else self.verdict == PASS
 
 
 @dataclass(frozen=True)
@@ -79,12 +104,6 @@ def _finite_mean(values: np.ndarray) -> float | None:
     return float(values.mean()) if len(values) else None
 
 
-def wilson(wins: int, n: int, confidence: float = CONFIDENCE) -> tuple[float, float]:
-    """The Wilson score interval of ``wins / n``."""
-    interval = stats.binomtest(wins, n).proportion_ci(confidence_level=confidence, method="wilson")
-    return float(interval.low), float(interval.high)
-
-
 def check_kind(kind: str, real: Sequence[float], other: Sequence[float | None], higher_is_better: bool = True,
                declared: bool = False) -> KindCheck:
     """``real[i]`` against ``other[i]`` for the cases where ``other[i]`` is not ``None`` (not built)."""
@@ -97,11 +116,9 @@ def check_kind(kind: str, real: Sequence[float], other: Sequence[float | None], 
     finite = np.isfinite(r) & np.isfinite(o)
     mean_change = _finite_mean(o[finite] - r[finite])
     if not n:
-        return KindCheck(kind, 0, 0, 0, None, None, None, None, declared, None)
-    low, high = wilson(wins, n)
-    share = wins / n
-    return KindCheck(kind, n, wins, ties, share, low, high, mean_change, declared,
-                     (share >= BAR) if declared else None)
+        return KindCheck(kind, 0, 0, 0, None, None, None, None, declared)
+    low, high = wilson_interval(wins, n, CONFIDENCE)
+    return KindCheck(kind, n, wins, ties, wins / n, low, high, mean_change, declared)
 
 
 def check_control(control: str, real: Sequence[float], changed: Sequence[float | None], declared: bool = False,

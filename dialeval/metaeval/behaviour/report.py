@@ -2,7 +2,9 @@
 
 The summary table has one row per metric and judged sub-score and one column per kind: the share of
 contexts where the real reply scores strictly better; a kind the metric declares it must catch is
-marked ``pass`` or ``FAIL`` at the 90 % bar. The control columns give the standardized mean change
+marked ``pass`` (a share of at least 0.90 whose 95 % Wilson interval starts at 0.80 or above),
+``FAIL`` (a share below 0.90) or ``not enough contexts`` (:func:`~dialeval.metaeval.behaviour.checks.kind_verdict`).
+The control columns give the standardized mean change
 (mean of control minus real, over the real replies' standard deviation; ``pass`` within +-0.5).
 Per metric follow the intervals, counts and signature.
 """
@@ -12,26 +14,22 @@ from __future__ import annotations
 import json
 from typing import Sequence
 
-from dialeval.metaeval.behaviour.checks import BAR, CONTROL_BAR, ControlCheck, KindCheck
+from dialeval.metaeval.behaviour.checks import BAR, CONTROL_BAR, LOW_BAR, ControlCheck, KindCheck
 from dialeval.metaeval.behaviour.suite import MetricResult
 from dialeval.core.spec import BEHAVIOUR_CONTROLS, BEHAVIOUR_KINDS
 from dialeval.core.tables import fmt
 
 
-def _verdict(passed: bool | None) -> str:
-    return "" if passed is None else (" pass" if passed else " FAIL")
-
-
 def kind_cell(check: KindCheck | None) -> str:
     if check is None or check.share is None:
         return "-"
-    return f"{check.share:.2f}{_verdict(check.passed)}"
+    return f"{check.share:.2f}" + ("" if check.verdict is None else f" {check.verdict}")
 
 
 def control_cell(check: ControlCheck | None) -> str:
     if check is None or check.standardized is None:
         return "-"
-    return f"{check.standardized:+.2f}{_verdict(check.passed)}"
+    return f"{check.standardized:+.2f}" + ("" if check.passed is None else (" pass" if check.passed else " FAIL"))
 
 
 def _row(cells: Sequence[str]) -> str:
@@ -46,10 +44,9 @@ def summary_table(results: Sequence[MetricResult]) -> str:
         for score in result.scores:
             kinds = {c.kind: c for c in score.kinds}
             controls = {c.control: c for c in score.controls}
-            verdict = "FAIL" if score.failures() else "pass"
             lines.append(_row([f"{result.metric}: {score.score}", str(result.n_cases),
                                *(kind_cell(kinds.get(k)) for k in BEHAVIOUR_KINDS),
-                               *(control_cell(controls.get(c)) for c in BEHAVIOUR_CONTROLS), verdict]))
+                               *(control_cell(controls.get(c)) for c in BEHAVIOUR_CONTROLS), score.verdict]))
     return "\n".join(lines)
 
 
@@ -91,8 +88,11 @@ def card_section(result: MetricResult, results_file: str = "benchmarks/results/b
         controls = ", ".join(f"{c.control} {'-' if c.standardized is None else f'{c.standardized:+.2f}'} SD"
                              for c in score.controls if c.declared)
         failed = [name.split(":", 1)[1] for name in score.failures()]
+        undecided = [name.split(":", 1)[1] for name in score.undecided()]
         verdict = (f"**Fails** its declared checks on {', '.join(failed)} (a kind: real-reply share below {BAR:.2f}; "
-                   f"a control: a change beyond {CONTROL_BAR} SD)." if failed else "**Passes** every declared check.")
+                   f"a control: a change beyond {CONTROL_BAR} SD)." if failed else
+                   f"**Not enough contexts** to pass on {', '.join(undecided)} (a share of at least {BAR:.2f} whose "
+                   f"95 % Wilson interval starts below {LOW_BAR:.2f})." if undecided else "**Passes** every declared check.")
         lines.append(f"`{score.score}`: share of contexts where the real reply scores strictly higher than {kinds}"
                      + (f"; controls (standardized mean change) {controls}" if controls else "") + f". {verdict}")
     return "\n\n".join(lines)
@@ -100,19 +100,23 @@ def card_section(result: MetricResult, results_file: str = "benchmarks/results/b
 
 def markdown(results: Sequence[MetricResult], title: str = "Behavioural suite", note: str = "") -> str:
     """The whole report: the bar, ``note`` (how it was run), the summary table, each metric's details."""
-    failing = [r.metric for r in results if not r.passed]
+    failing = [r.metric for r in results if r.failures]
+    undecided = [r.metric for r in results if r.undecided and not r.failures]
     head = [f"# {title}", "",
             "Share of contexts where the real reply scores strictly better than each kind of reply "
-            f"(CheckList, Ribeiro et al. 2020; Sai et al. 2020). A declared kind passes at a share >= {BAR:.2f}; "
+            f"(CheckList, Ribeiro et al. 2020; Sai et al. 2020). A declared kind passes at a share >= {BAR:.2f} "
+            f"whose 95 % Wilson interval starts at {LOW_BAR:.2f} or above, fails below {BAR:.2f}, and has not enough "
+            "contexts otherwise (9 of 10: [0.60, 0.98]); "
             f"a declared control passes when it moves the score by at most {CONTROL_BAR} standard deviations "
             "of the real replies' scores. `-`: not built or not scored.", "", *([note, ""] if note else []),
             summary_table(results), "",
-            f"Failing: {', '.join(failing) if failing else 'none'}.", ""]
+            f"Failing: {', '.join(failing) if failing else 'none'}."
+            + (f" Not enough contexts: {', '.join(undecided)}." if undecided else ""), ""]
     return "\n".join(head + [detail(r) for r in results])
 
 
 def to_json(results: Sequence[MetricResult], note: str = "") -> str:
-    """Strict JSON of the results: ``{"bar", "control_bar", "metrics": [...]}``, and ``"note"`` (how
+    """Strict JSON of the results: ``{"bar", "low_bar", "control_bar", "metrics": [...]}``, and ``"note"`` (how
     the file was made, as :func:`markdown` prints it) when given."""
-    return json.dumps({"bar": BAR, "control_bar": CONTROL_BAR, **({"note": note} if note else {}),
+    return json.dumps({"bar": BAR, "low_bar": LOW_BAR, "control_bar": CONTROL_BAR, **({"note": note} if note else {}),
                        "metrics": [r.to_dict() for r in results]}, indent=2, allow_nan=False)

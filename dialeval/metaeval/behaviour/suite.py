@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Collection, Mapping, Sequence
 
 from dialeval import registry
-from dialeval.metaeval.behaviour.checks import ControlCheck, KindCheck, check_control, check_kind
+from dialeval.metaeval.behaviour.checks import FAIL, PASS, UNDECIDED, ControlCheck, KindCheck, check_control, check_kind
 from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.cases import Case
 from dialeval.core.spec import BEHAVIOUR_CONTROLS, BEHAVIOUR_KINDS
@@ -44,9 +44,20 @@ class ScoreResult:
 
     def failures(self) -> list[str]:
         """``score:kind`` of every declared check that failed (or could not be made)."""
-        found = [c.kind for c in self.kinds if c.declared and not c.passed]
+        found = [c.kind for c in self.kinds if c.verdict == FAIL]
         found += [c.control for c in self.controls if c.declared and not c.passed]
         return [f"{self.score}:{name}" for name in found]
+
+    def undecided(self) -> list[str]:
+        """``score:kind`` of every declared kind whose share reaches the bar on too few contexts
+        (:data:`~dialeval.metaeval.behaviour.checks.UNDECIDED`)."""
+        return [f"{self.score}:{c.kind}" for c in self.kinds if c.verdict == UNDECIDED]
+
+    @property
+    def verdict(self) -> str:
+        """``"FAIL"`` when a declared check failed, else ``"not enough contexts"`` when a declared
+        kind is undecided, else ``"pass"``."""
+        return FAIL if self.failures() else (UNDECIDED if self.undecided() else PASS)
 
 
 @dataclass(frozen=True)
@@ -69,19 +80,32 @@ class MetricResult:
         return [f for s in self.scores for f in s.failures()]
 
     @property
+    def undecided(self) -> list[str]:
+        """``score:kind`` of every declared kind with too few contexts to pass (:meth:`ScoreResult.undecided`)."""
+        return [u for s in self.scores for u in s.undecided()]
+
+    @property
     def passed(self) -> bool:
-        """Every declared kind and control passed."""
-        return not self.failures
+        """Every declared kind and control passed (none failed, none undecided)."""
+        return not self.failures and not self.undecided
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain JSON (no NaN: missing values are ``None``)."""
-        return {**asdict(self), "passed": self.passed, "failures": self.failures}
+        """Plain JSON (no NaN: missing values are ``None``); each kind with its ``passed`` and
+        ``verdict``, which :meth:`from_dict` derives again from its share and interval."""
+        found = asdict(self)
+        for stored, score in zip(found["scores"], self.scores):
+            for kind, check in zip(stored["kinds"], score.kinds):
+                kind.update(passed=check.passed, verdict=check.verdict)
+        return {**found, "passed": self.passed, "failures": self.failures, "undecided": self.undecided}
 
     @classmethod
     def from_dict(cls, stored: Mapping[str, Any]) -> "MetricResult":
-        """The result :meth:`to_dict` wrote (a report's JSON), to rewrite the report with other metrics rescored."""
-        fields = {k: v for k, v in stored.items() if k not in ("passed", "failures")}
-        scores = tuple(ScoreResult(**{**s, "kinds": tuple(KindCheck(**k) for k in s["kinds"]),
+        """The result :meth:`to_dict` wrote (a report's JSON), to rewrite the report with other metrics
+        rescored; the verdicts are derived again (a file written under an older verdict reads under the current one)."""
+        fields = {k: v for k, v in stored.items() if k not in ("passed", "failures", "undecided")}
+        derived = ("passed", "verdict")
+        scores = tuple(ScoreResult(**{**s, "kinds": tuple(KindCheck(**{f: v for f, v in k.items() if f not in derived})
+                                                          for k in s["kinds"]),
                                       "controls": tuple(ControlCheck(**c) for c in s["controls"])})
                        for s in fields.pop("scores"))
         return cls(**fields, scores=scores)
@@ -105,22 +129,21 @@ def score_replies(metric: str, cases: Sequence[Case], replies: Mapping[str, Sequ
                   options: Mapping[str, Any], references: bool = False, refresh: bool = False,
                   progress: bool = True) -> tuple[dict[str, dict[str, list[float | None]]], list[str]]:
     """``(name -> sub-score -> per-case score (None where the reply was not built), signatures)`` for
-    every reply set, scored in its case's context in chunks of :data:`CHUNK`, each through the cache."""
-    from tqdm.auto import tqdm
+    every reply set, scored in its case's context in chunks of :data:`CHUNK`, each through the cache,
+    with progress over the replies (:mod:`dialeval.core.progress`)."""
+    from dialeval.core.progress import Progress
 
     runner, options = get_runner(metric), dict(options)
     todo = {name: [i for i, text in enumerate(texts) if text is not None] for name, texts in replies.items()}
     scored: dict[str, dict[str, list[float | None]]] = {}
     signatures: list[str] = []
-    with tqdm(total=sum(map(len, todo.values())), desc=f"{metric} behaviour", unit="reply",
-              disable=not progress) as bar:
+    with Progress(sum(map(len, todo.values())), f"{metric} behaviour", unit="reply", enabled=progress) as bar:
         for name, built in todo.items():
             per_score: dict[str, list[float | None]] = {}
             for start in range(0, len(built), CHUNK):
                 rows = built[start:start + CHUNK]
                 items = [{"context": list(cases[i].context), "response": replies[name][i],
                           "references": [cases[i].reply] if references else []} for i in rows]
-                bar.set_postfix_str(name)
                 entry = cached_scores(metric, options, items, lambda: runner(items, **options), refresh)
                 for score, values in entry["per_item"].items():
                     column = per_score.setdefault(score, [None] * len(cases))
