@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import math
-import warnings
 from pathlib import Path
 from typing import Any, Mapping, Optional
 

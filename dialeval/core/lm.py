@@ -40,8 +40,7 @@ from typing import Any, Sequence
 import torch
 
 from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, importable from here)
-    GEMMA_LM, LOCAL_BASES, LOCAL_BUILDS, LOCAL_LM, causal_lm_and_name, is_encoder_decoder, load_causal_lm,
-)
+    GEMMA_LM, LOCAL_BASES, LOCAL_BUILDS, LOCAL_LM, causal_lm_and_name, is_encoder_decoder, load_causal_lm)
 from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.progress import Progress
 from dialeval.core.continuation_trie import ContinuationTrie
@@ -364,9 +363,8 @@ class LMScorer:
     def _batches(self, seqs: list[list[int]], progress: bool = True) -> Any:
         """Index batches of similar lengths, longest first: runs of the sequences sorted by length, at
         most ``batch_size`` each, cut where the padded positions plus a per-call cost are fewest
-        (:func:`dialeval.core.batching.length_batches`), each split further until its padded logits
-        would stay within :data:`LOGITS_BUDGET` values (Gemma-3's 262k-token vocabulary: 2 rows of 750
-        tokens). Progress counts the sequences of each batch once it is consumed."""
+        (:func:`dialeval.core.batching.length_batches`), each split until its padded logits stay within
+        :data:`LOGITS_BUDGET` values (Gemma-3's 262k vocabulary: 2 rows of 750 tokens); progress per sequence."""
         lengths = [len(s) for s in seqs]
         vocab = getattr(self.model.get_output_embeddings(), "out_features", None) or self.model.config.vocab_size  # int8 too
         with Progress(len(seqs), "lm", unit="sequence", enabled=progress) as bar:
