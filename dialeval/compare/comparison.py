@@ -128,9 +128,10 @@ def compare_systems(
                                  "flagged": {name: flag_counts(flags[name]) for name in systems.names}}
         reference = None
         if percentiles:
-            reference = _reference(metric, metric_options, systems.kind == "responses" and any(
+            from dialeval.scoring.human_reference import load_reference, reference_signature
+
+            reference = load_reference(metric, metric_options, systems.kind == "responses" and any(
                 item.get("references") for name in systems.names for item in systems.items[name]))
-            from dialeval.scoring.human_reference import reference_signature
 
             entry["percentiles"] = {"among": reference.label, "signature": reference_signature(reference)}
         if human_note:
