@@ -8,15 +8,14 @@ For ``k`` successes in ``n`` trials, ``p = k / n`` and ``z`` the standard normal
 
 Unlike the normal approximation ``p -+ z sqrt(p (1 - p) / n)`` it stays inside [0, 1] and does not
 shrink to a point at ``p = 0`` or ``1``. At 95 %: 9 of 10 -> [0.5958, 0.9821], 10 of 10 ->
-[0.7225, 1], 180 of 200 -> [0.8506, 0.9343]. scipy's ``binomtest(k, n).proportion_ci(method="wilson")``
-gives the same numbers; this one says its formula and takes only the normal quantile from scipy.
+[0.7225, 1], 180 of 200 -> [0.8506, 0.9343]. Computed by scipy's
+``binomtest(k, n).proportion_ci(confidence, method="wilson")``; the formula above is what it computes
+(``tests/test_proportion.py`` checks it by hand).
 """
 
 from __future__ import annotations
 
-import math
-
-from scipy.stats import norm
+from scipy.stats import binomtest
 
 
 def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[float, float]:
@@ -26,9 +25,5 @@ def wilson_interval(successes: int, n: int, confidence: float = 0.95) -> tuple[f
         raise ValueError(f"wilson_interval needs integers 0 <= successes <= n and n >= 1, got {successes} of {n}")
     if not 0 < confidence < 1:
         raise ValueError(f"confidence must be between 0 and 1, got {confidence}")
-    z = float(norm.ppf(1 - (1 - confidence) / 2))
-    p, z2 = successes / n, z * z
-    centre = (p + z2 / (2 * n)) / (1 + z2 / n)
-    half = z / (1 + z2 / n) * math.sqrt(p * (1 - p) / n + z2 / (4 * n * n))
-    # at p = 0 (p = 1) the low (high) end is exactly 0 (1); the float arithmetic leaves ~1e-17
-    return (0.0 if successes == 0 else centre - half), (1.0 if successes == n else centre + half)
+    interval = binomtest(successes, n).proportion_ci(confidence_level=confidence, method="wilson")
+    return float(interval.low), float(interval.high)
