@@ -3,11 +3,18 @@
 as ``flagged:<flag>``, a percentile among human replies where a stored reference matches), below
 them each column's mean, mean over unflagged replies, flagged count and mean percentile
 (:mod:`dialeval.core.results`), then each column's scale and direction. ``--json``: every
-sub-score's values, flags, percentiles and that summary."""
+sub-score's values, flags, percentiles and that summary.
+
+One metric's models at a time: a metric's example jobs and the runs that a metric reading others
+(``MetricSpec.reads_runs``: the combined metric) reads of it are scored together, the latter through
+the score cache where the reader finds them (a job with the same options as such a run is scored
+once), then its models are released (:mod:`dialeval.core.held`); the readers come last and load no
+model. Peak memory 5.0 GB before, see ``benchmarks/results/examples-memory.md``."""
 
 from __future__ import annotations
 
 import argparse
+import inspect
 import json
 from pathlib import Path
 from typing import Any, Mapping, Sequence
@@ -16,6 +23,7 @@ from dialeval import registry
 from dialeval.cli.common import read_items
 from dialeval.core.results import (FLAGGED, PERCENTILE, UNFLAGGED, Flags, ItemScores, directed, flag_summary, flags_of,
                                    mean, percentile_means)
+from dialeval.core.held import release
 from dialeval.core.spec import Command
 from dialeval.core.tables import fmt, format_table
 from dialeval.models.shipped import shipped_dir
@@ -50,31 +58,86 @@ def _scored(metric: str, items: list[dict], options: dict[str, Any]) -> ItemScor
 
 
 def _examples(args: argparse.Namespace) -> int:
-    from dialeval.models import ModelNotFoundError
-
     items, _, _ = read_items(args.input)
-    results: dict[str, Any] = {}
     # every metric's example jobs (MetricSpec.example_jobs); a job whose model is missing is skipped
     # with the resolver's message
-    jobs = [(spec.name, options) for spec in registry.specs() for options in spec.example_jobs]
-    for metric, options in jobs:
-        if args.metrics and metric not in args.metrics:
-            continue
-        entry = results.setdefault(metric, {"scores": {}, "signatures": [], "skipped": []})
-        try:
-            scores = _scored(metric, items, options)
-        except (ModelNotFoundError, FileNotFoundError) as e:
-            entry["skipped"].append(str(e))
-            continue
-        per_item, signature = scores
-        entry["scores"].update(per_item)
-        entry["signatures"].append(signature)
-        add_readings(entry, metric, options, items, per_item, flags_of(scores, items))
+    jobs = [(spec.name, options) for spec in registry.specs() for options in spec.example_jobs
+            if not args.metrics or spec.name in args.metrics]
+    results: dict[str, Any] = {metric: {"scores": {}, "signatures": [], "skipped": []} for metric, _ in jobs}
+    runs = _runs_read(jobs, items)
+    for metric in _in_order(jobs, runs):
+        stored = _score_runs(metric, runs.get(metric, ()), items)
+        for options in (o for m, o in jobs if m == metric):
+            _score_job(results[metric], metric, options, items, stored)
+        release()  # this metric's models: no later job loads them (module docstring)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
     print(examples_report(items, results))
     return 0
+
+
+def _runs_read(jobs: Sequence[tuple[str, Mapping[str, Any]]], items: list[dict]) -> dict[str, list[dict[str, Any]]]:
+    """Metric -> the options of its runs that the metrics of ``jobs`` which read others
+    (``MetricSpec.reads_runs``: the combined metric) read from the score cache for ``items``."""
+    runs: dict[str, list[dict[str, Any]]] = {}
+    for metric, options in jobs:
+        reads_runs = registry.spec(metric).reads_runs
+        for read, read_options in reads_runs(items, options) if reads_runs else ():
+            if read_options not in runs.setdefault(read, []):
+                runs[read].append(read_options)
+    return runs
+
+
+def _in_order(jobs: Sequence[tuple[str, Mapping[str, Any]]], runs: Mapping[str, Any]) -> list[str]:
+    """The metrics to score, in the registry's order, those that read others last: every model is
+    loaded once, for its own jobs and the runs read of it together."""
+    names = [s.name for s in registry.specs() if s.name in runs or any(m == s.name for m, _ in jobs)]
+    return sorted(names, key=lambda name: bool(registry.spec(name).reads))
+
+
+def _score_runs(metric: str, runs: Sequence[dict[str, Any]], items: list[dict]) -> list[tuple[dict[str, Any], Any]]:
+    """``metric``'s runs read by another metric, scored through the score cache (where that metric
+    reads them): ``(options, entry)`` of each one scored; one that cannot be scored is left to the
+    reader, which reports it."""
+    from dialeval.models import ModelNotFoundError
+    from dialeval.scoring.cache import scores_for
+
+    stored = []
+    for options in runs:
+        try:
+            stored.append((options, scores_for(metric, options, items, desc=f"examples: {metric}")))
+        except (ModelNotFoundError, FileNotFoundError, ValueError):
+            continue
+    return stored
+
+
+def _score_job(entry: dict[str, Any], metric: str, options: Mapping[str, Any], items: list[dict],
+               stored: Sequence[tuple[dict[str, Any], Any]]) -> None:
+    """One example job's scores, flags, percentiles and summary into ``entry``, or why it was skipped:
+    a run in ``stored`` with the same options as the job (the runner's defaults filled in) gives
+    its scores, the runner scores any other."""
+    from dialeval.models import ModelNotFoundError
+
+    same = [found for run_options, found in stored if _as_run(metric, run_options) == _as_run(metric, options)]
+    if same:
+        per_item, signature, flags = same[0]["per_item"], same[0]["signature"], same[0]["flags"]
+    else:
+        try:
+            scores = _scored(metric, items, dict(options))
+        except (ModelNotFoundError, FileNotFoundError) as e:
+            entry["skipped"].append(str(e))
+            return
+        (per_item, signature), flags = scores, flags_of(scores, items)
+    entry["scores"].update(per_item)
+    entry["signatures"].append(signature)
+    add_readings(entry, metric, options, items, per_item, flags)
+
+
+def _as_run(metric: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """``options`` with the runner's defaults of the options not given: two jobs with equal runs score the same."""
+    params = list(inspect.signature(get_runner(metric)).parameters.values())[1:]
+    return {**{p.name: p.default for p in params if p.default is not p.empty}, **options}
 
 
 def add_readings(entry: dict[str, Any], metric: str, options: Mapping[str, Any], items: Sequence[Mapping[str, Any]],

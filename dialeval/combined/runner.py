@@ -21,10 +21,11 @@ from __future__ import annotations
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 from dialeval.core.results import ItemScores
 from dialeval.core.signature import Signature
+from dialeval.core.spec import Job
 
 DEFAULT_MODEL = "dialeval/combined-judgments"
 MISSING = "missing weights"
@@ -71,6 +72,31 @@ class Components:
         return union
 
 
+def component_jobs(items: Sequence[dict], set_name: str | None = None,
+                   precision: str | None = None) -> list[tuple[Job, dict[str, Any]]]:
+    """Every component job (:data:`dialeval.combined.features.JOBS`) with the options it runs with on
+    ``items``: the grid job's on ``set_name``, :data:`~dialeval.combined.features.PINNED_OPTIONS` over
+    them, and ``precision`` where the job's runner takes it."""
+    from dialeval.combined.features import JOBS, PINNED_OPTIONS
+    from dialeval.registry import grid_jobs, spec
+    from dialeval.scoring.chunks import accepted_options
+
+    found = []
+    for job in (j for j in grid_jobs() if j.name in JOBS):
+        options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
+        if precision is not None and "precision" in accepted_options(spec(job.metric).runner):
+            options["precision"] = precision
+        found.append((job, options))
+    return found
+
+
+def runs_read(items: Sequence[dict], options: Mapping[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """``(metric, options)`` of every component run that ``run_combined(items, **options)`` reads from
+    the score cache (``MetricSpec.reads_runs``)."""
+    return [(job.metric, job_options)
+            for job, job_options in component_jobs(items, options.get("held_out"), options.get("precision"))]
+
+
 def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False,
                      precision: str | None = None) -> Components:
     """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, with the grid job's
@@ -80,22 +106,17 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     Progress per component and, inside it, per item (:mod:`dialeval.core.progress`): ``combined:
     component 2/6: fed-turn, 3:05 so far | fed-turn: 112/300 items (37%), 1.9 items/s, 1:39 left``;
     no estimate over the components, whose costs differ too much to extrapolate."""
-    from dialeval.combined.features import JOBS, PINNED_OPTIONS
     from dialeval.models import ModelNotFoundError
     from dialeval.core.degenerate import floors_as_missing
     from dialeval.core.progress import Progress
-    from dialeval.registry import grid_jobs, spec
+    from dialeval.registry import spec
     from dialeval.scoring.cache import scores_for
-    from dialeval.scoring.chunks import accepted_options
 
     found = Components()
-    jobs = [j for j in grid_jobs() if j.name in JOBS]
+    jobs = component_jobs(items, set_name, precision)
     with Progress(len(jobs), "combined", unit="component", estimate=False) as bar:
-        for number, job in enumerate(jobs, 1):
+        for number, (job, options) in enumerate(jobs, 1):
             bar.set_label(f"component {number}/{len(jobs)}: {job.name}")
-            options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
-            if precision is not None and "precision" in accepted_options(spec(job.metric).runner):
-                options["precision"] = precision
             try:
                 entry = scores_for(job.metric, options, items, refresh, desc=job.name)
             except ModelNotFoundError as e:

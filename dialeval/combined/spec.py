@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping, Sequence
 
 from dialeval.combined import scales
-from dialeval.combined.runner import run_combined
+from dialeval.combined.runner import run_combined, runs_read
 from dialeval.core.spec import (
     MEANING_CONTROLS, OVERALL_KINDS, SAMPLE_PAIRS, Behaviour, Benchmark, CardSpec, EvaluateSample, Job, MetricSpec,
 )
@@ -37,6 +37,7 @@ SPEC = MetricSpec(
     bundled=("combined-judgments",),
     # the components' folders key the cached scores too (the combined score is a function of theirs)
     reads=("fed", "holistic", "grade", "ssrem", "multiref", "full"),
+    reads_runs=runs_read,
     build_hints={"dialeval/combined-judgments": BUILD, "combined-judgments": BUILD},
     # the correlation run: every set the bundled model holds out, its components read from the score cache
     # of `dialeval benchmark --all` (scored first where missing)

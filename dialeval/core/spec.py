@@ -280,6 +280,10 @@ class MetricSpec:
     bundled: tuple[str, ...] = ()
     # other metrics whose scores it reads (a combination of them): their folders key its cached scores too
     reads: tuple[str, ...] = ()
+    # reads_runs(items, options) -> (metric, options) of each run of those metrics that its runner reads
+    # from the score cache for these items: `dialeval examples` scores them while their metric's models
+    # are loaded (then releases them, dialeval.core.held), so the reader loads no model of its own
+    reads_runs: Callable[[Sequence[dict], Mapping[str, Any]], Sequence[tuple[str, dict[str, Any]]]] | None = None
     # runner option -> the model the runner loads when that option is not given, resolved now (for a
     # default that depends on what can be had, e.g. the published model or a bundled stand-in): keys
     # its cached scores, so a default that resolves differently never reuses the other's scores

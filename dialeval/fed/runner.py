@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Sequence
 
+from dialeval.core.held import held
 from dialeval.core.results import ItemScores, split_result
 from dialeval.models import preferred_model
 
@@ -35,7 +35,7 @@ def default_dialogue_model() -> str:
     return preferred_model(DEFAULT_MODEL, f"{NAMESPACE}/{FED_LOCAL_MODEL}", FED_LOCAL_MODEL, LOCAL_LM)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def fed_scorer(model: str | None, batch_size: int, device: str | None, precision: str):
     """One loaded FED model per (model, batch_size, device, precision); the variant is chosen per call."""
     from dialeval.fed.scorer import FEDScorer

@@ -3,9 +3,9 @@
 
 from __future__ import annotations
 
-import functools
 from typing import Sequence
 
+from dialeval.core.held import held
 from dialeval.core.results import ItemScores, split_result
 from dialeval.models import preferred_model
 
@@ -29,7 +29,7 @@ def default_full_model() -> str:
     return preferred_model(DEFAULT_MODEL, *STAND_INS, LOCAL_LM)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def full_scorer(model: str | None, batch_size: int, device: str | None, lookback: int, precision: str):
     """One loaded FULL model per (model, batch_size, device, lookback, precision); the variant is chosen per call."""
     from dialeval.full.scorer import FULLScorer

@@ -23,7 +23,6 @@ paper's ``bert-base-uncased``.
 
 from __future__ import annotations
 
-import functools
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -31,6 +30,7 @@ import numpy as np
 import torch
 
 from dialeval.core.batching import default_overhead, length_batches
+from dialeval.core.held import held
 from dialeval.core.progress import Progress
 from dialeval.core.encoders import MPNET, minilm_dir, mpnet_dir
 
@@ -167,7 +167,7 @@ def dual_features(context: torch.Tensor, response: torch.Tensor) -> torch.Tensor
     return torch.cat([context, response, context * response, (context - response).abs()], dim=1)
 
 
-@functools.lru_cache(maxsize=4)
+@held(maxsize=4)
 def load_encoder(name: str, max_length: int, device: str | None, batch_size: int = 32,
                  adapter: str | None = None, precision: str = "float32") -> PairEncoder:
     """A cached inference :class:`PairEncoder` (``adapter``: a LoRA folder, merged) in ``precision``

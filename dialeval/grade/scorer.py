@@ -12,7 +12,6 @@ trained in the same run). Inputs: ``contexts`` a list of turn lists (a string is
 
 from __future__ import annotations
 
-import functools
 import os
 from pathlib import Path
 from typing import Any, Sequence
@@ -27,6 +26,7 @@ from dialeval.grade.keywords import IDFTable, KeywordExtractor
 from dialeval.grade.model import GradeConfig, GradeHead, encoder_adapter_dir
 from dialeval.grade.nodes import NodeVectors, SentenceVectors, encoder_vectors, glove_vectors, numberbatch_vectors
 from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
+from dialeval.core.held import held
 from dialeval.core.resources import load_word_vectors
 from dialeval.core.precision import resolve_precision, signature_precision
 from dialeval.core.results import make_signature, summarize
@@ -82,7 +82,7 @@ def make_vectors(config: GradeConfig, encoder: PairEncoder | None) -> NodeVector
     raise ValueError(f"config node_vectors {config.node_vectors!r}: expected glove, encoder, sentence or numberbatch:<path>")
 
 
-@functools.lru_cache(maxsize=4)
+@held(maxsize=4)
 def load_graph(path: str, max_hops: int) -> KnowledgeGraph:
     return KnowledgeGraph.from_file(path, max_hops)
 
@@ -164,6 +164,6 @@ class GradeScorer:
         return summarize(apply_policy({"grade": scores}, flags, SCALES), self.signature(graph), flags, SCALES)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def grade_scorer(model: str, device: str | None, batch_size: int, precision: str) -> GradeScorer:
     return GradeScorer(model, device, batch_size, precision=precision)

@@ -8,6 +8,7 @@ import math
 import warnings
 from typing import Any, Sequence
 
+from dialeval.core.held import held
 from dialeval.core.results import Flags, ItemScores
 from dialeval.core.signature import joined
 from dialeval.holistic.defaults import DEFAULT_LM, LOCAL_LM_NAME
@@ -42,14 +43,14 @@ def default_nli_model() -> str:
     return preferred_model(DEFAULT_NLI, *NLI_LOCAL_MODELS)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def likelihood_scorer(model: str | None, batch_size: int, device: str | None, precision: str):
     from dialeval.holistic.scorer import LikelihoodScorer
 
     return LikelihoodScorer(model or default_holistic_model(), device=device, batch_size=batch_size, precision=precision)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def consistency_scorer(nli: str | None, batch_size: int, device: str | None, precision: str):
     from dialeval.holistic.scorer import ConsistencyScorer
 

@@ -42,7 +42,6 @@ Their public names stay importable from here (loaded on first use).
 
 from __future__ import annotations
 
-import functools
 import json
 import math
 import os
@@ -52,6 +51,7 @@ from dialeval.core.options import check_choice, check_device
 from dialeval.core.precision import signature_precision
 from dialeval.core.resources import GLOVE_NAME, load_word_vectors
 from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
+from dialeval.core.held import held
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_reference_lists, check_texts, tokenize
 from dialeval.ssrem.checkpoint import (  # noqa: F401  (re-exported: the scorer's public names)
@@ -246,6 +246,6 @@ def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
 # --------------------------------------------------------------------------- runner (dialeval score / benchmark)
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def cached_scorer(model: str, word_vectors: str | None, device: str | None, precision: str) -> SSREMScorer:
     return SSREMScorer(model, word_vectors, device, precision)

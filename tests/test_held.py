@@ -1,0 +1,92 @@
+"""Loaded models kept per settings and released (dialeval.core.held), and ``dialeval examples``
+loading each metric's models once, one metric's at a time (issue 55, item 3: its peak memory,
+benchmarks/results/examples-memory.md), without loading real models."""
+
+import json
+
+import pytest
+
+from dialeval.cli import main
+from dialeval.core import held
+
+
+def test_the_same_settings_give_the_same_object_and_release_drops_it():
+    loads = []
+
+    @held.held(maxsize=2)
+    def load(model, precision):
+        loads.append((model, precision))
+        return object()
+
+    try:
+        first = load("m", "float32")
+        assert load("m", "float32") is first and loads == [("m", "float32")]
+        other = load("m", "bfloat16")  # another precision: another object
+        assert other is not first and loads[-1] == ("m", "bfloat16")
+        assert held.held_count() >= 2
+        assert held.release() >= 2 and held.held_count() == 0
+        assert load("m", "float32") is not first and len(loads) == 3  # loaded anew after the release
+    finally:
+        held._LOADERS.remove(load)
+
+
+def test_every_runner_keeps_its_models_in_a_held_loader():
+    from dialeval.fed.runner import fed_scorer
+    from dialeval.full.runner import full_scorer
+    from dialeval.grade.encoder import load_encoder
+    from dialeval.grade.scorer import grade_scorer, load_graph
+    from dialeval.holistic.runner import consistency_scorer, likelihood_scorer
+    from dialeval.ssrem.scorer import cached_scorer
+
+    for loader in (fed_scorer, full_scorer, load_encoder, grade_scorer, load_graph, consistency_scorer,
+                   likelihood_scorer, cached_scorer):
+        assert loader in held._LOADERS, loader.__name__
+
+
+# Fake runners over a held fake model: the sub-scores each returns (those the combined metric reads included)
+SUBS = {"multiref": ("bleu2", "meteor", "rougeL", "greedy_matching", "embedding_average"),
+        "fed": ("turn_overall",), "grade": ("grade",), "ssrem": ("ssrem", "ssrem_f", "ssrem_g"), "full": ("full",)}
+
+
+def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeypatch, capsys, tmp_path):
+    """Every metric's fake model is loaded once, though the combined metric reads every one of them
+    (their runs scored beside their own jobs, then read from the score cache); when a metric's runner
+    is first called no other metric's model is held; FED's example job and the run combined reads of it
+    (``level="turn"``, FED's default) are one scoring; at the end nothing is held."""
+    from dialeval.scoring import runners
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
+    loads, calls = [], []
+
+    @held.held(maxsize=4)
+    def load(metric):
+        loads.append(metric)
+        return object()
+
+    def fake(metric):
+        def run(items, level="turn", aspects=None, reference_free=False):
+            calls.append((metric, held.held_count()))
+            load(metric)
+            subs = aspects or SUBS[metric]
+            return {s: [0.5 + 0.01 * i for i in range(len(items))] for s in subs}, f"metric:{metric}|model:fake|version:x"
+        return run
+
+    try:
+        for metric in (*SUBS, "holistic"):
+            monkeypatch.setitem(runners.RUNNERS, metric, fake(metric))
+        assert main(["examples", "--json"]) == 0
+        out = json.loads(capsys.readouterr().out)
+    finally:
+        held._LOADERS.remove(load)
+    assert sorted(loads) == sorted({*SUBS, "holistic"})  # each once: combined reloaded none
+    first_call = {}
+    for metric, holding in calls:
+        first_call.setdefault(metric, holding)
+    assert first_call == {m: 0 for m in first_call}  # the metric before was released
+    assert [m for m, _ in calls].count("fed") == 1 and [m for m, _ in calls].count("full") == 1
+    assert held.held_count() == 0
+    assert list(out) == ["multiref", "fed", "holistic", "grade", "ssrem", "combined", "full"]  # the table's order
+    combined = out["combined"]
+    assert len(combined["scores"]["combined"]) == 6 and "missing:" not in combined["signatures"][0]
+    assert "fed=fake" in combined["signatures"][0] and "ssrem-f=fake" in combined["signatures"][0]
+    assert out["fed"]["scores"]["turn_overall"] == pytest.approx([0.5, 0.51, 0.52, 0.53, 0.54, 0.55])
