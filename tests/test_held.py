@@ -3,6 +3,7 @@ loading each metric's models once, one metric's at a time (issue 55, item 3: its
 benchmarks/results/examples-memory.md), without loading real models."""
 
 import json
+import shutil
 
 import pytest
 
@@ -10,24 +11,36 @@ from dialeval.cli import main
 from dialeval.core import held
 
 
-def test_the_same_settings_give_the_same_object_and_release_drops_it():
-    loads = []
+@pytest.fixture
+def own_loaders():
+    """The held loaders a test declares are forgotten after it."""
+    before = list(held._LOADERS)
+    yield
+    held._LOADERS[:] = before
+
+
+def test_the_same_settings_give_the_same_object_and_release_drops_it(own_loaders):
+    loads, closed = [], []
 
     @held.held(maxsize=2)
     def load(model, precision):
         loads.append((model, precision))
         return object()
 
-    try:
-        first = load("m", "float32")
-        assert load("m", "float32") is first and loads == [("m", "float32")]
-        other = load("m", "bfloat16")  # another precision: another object
-        assert other is not first and loads[-1] == ("m", "bfloat16")
-        assert held.held_count() >= 2
-        assert held.release() >= 2 and held.held_count() == 0
-        assert load("m", "float32") is not first and len(loads) == 3  # loaded anew after the release
-    finally:
-        held._LOADERS.remove(load)
+    @held.held(maxsize=1, close=closed.append)
+    def start():
+        return object()
+
+    first = load("m", "float32")
+    assert load("m", "float32") is first and loads == [("m", "float32")]
+    other = load("m", "bfloat16")  # another precision: another object
+    assert other is not first and loads[-1] == ("m", "bfloat16")
+    process = start()
+    assert start() is process and held.held_count() >= 3 and held.is_held(load) and not held.is_held(print)
+    assert held.release() >= 3 and held.held_count() == 0
+    assert closed == [process]  # closed once, at the release
+    assert load("m", "float32") is not first and len(loads) == 3  # loaded anew after the release
+    assert start() is not process and held.release() >= 1 and len(closed) == 2
 
 
 def test_every_runner_keeps_its_models_in_a_held_loader():
@@ -36,11 +49,23 @@ def test_every_runner_keeps_its_models_in_a_held_loader():
     from dialeval.grade.encoder import load_encoder
     from dialeval.grade.scorer import grade_scorer, load_graph
     from dialeval.holistic.runner import consistency_scorer, likelihood_scorer
+    from dialeval.multiref.meteor import shared_meteor
     from dialeval.ssrem.scorer import cached_scorer
 
     for loader in (fed_scorer, full_scorer, load_encoder, grade_scorer, load_graph, consistency_scorer,
-                   likelihood_scorer, cached_scorer):
-        assert loader in held._LOADERS, loader.__name__
+                   likelihood_scorer, cached_scorer, shared_meteor):
+        assert held.is_held(loader), loader.__name__
+
+
+@pytest.mark.skipif(shutil.which("java") is None, reason="METEOR 1.5 needs java")
+def test_the_release_stops_the_meteor_jvm():
+    from dialeval.multiref.meteor import shared_meteor
+
+    jvm = shared_meteor()
+    assert jvm._process.poll() is None
+    held.release()
+    assert jvm._process.poll() is not None and shared_meteor() is not jvm
+    held.release()
 
 
 # Fake runners over a held fake model: the sub-scores each returns (those the combined metric reads included)
@@ -48,7 +73,7 @@ SUBS = {"multiref": ("bleu2", "meteor", "rougeL", "greedy_matching", "embedding_
         "fed": ("turn_overall",), "grade": ("grade",), "ssrem": ("ssrem", "ssrem_f", "ssrem_g"), "full": ("full",)}
 
 
-def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeypatch, capsys, tmp_path):
+def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeypatch, capsys, tmp_path, own_loaders):
     """Every metric's fake model is loaded once, though the combined metric reads every one of them
     (their runs scored beside their own jobs, then read from the score cache); when a metric's runner
     is first called no other metric's model is held; FED's example job and the run combined reads of it
@@ -71,13 +96,10 @@ def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeyp
             return {s: [0.5 + 0.01 * i for i in range(len(items))] for s in subs}, f"metric:{metric}|model:fake|version:x"
         return run
 
-    try:
-        for metric in (*SUBS, "holistic"):
-            monkeypatch.setitem(runners.RUNNERS, metric, fake(metric))
-        assert main(["examples", "--json"]) == 0
-        out = json.loads(capsys.readouterr().out)
-    finally:
-        held._LOADERS.remove(load)
+    for metric in (*SUBS, "holistic"):
+        monkeypatch.setitem(runners.RUNNERS, metric, fake(metric))
+    assert main(["examples", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
     assert sorted(loads) == sorted({*SUBS, "holistic"})  # each once: combined reloaded none
     first_call = {}
     for metric, holding in calls:

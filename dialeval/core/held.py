@@ -17,15 +17,25 @@ from typing import Any, Callable, TypeVar
 
 F = TypeVar("F", bound=Callable[..., Any])
 
-_LOADERS: list[Any] = []  # every held loader, in the order they were declared
+_LOADERS: list[tuple[Any, Callable[[Any], None] | None, list[Any]]] = []  # (loader, close, loaded objects to close)
 
 
-def held(maxsize: int) -> Callable[[F], F]:
-    """``functools.lru_cache(maxsize)`` of a model loader, emptied by :func:`release`."""
+def held(maxsize: int, close: Callable[[Any], None] | None = None) -> Callable[[F], F]:
+    """``functools.lru_cache(maxsize)`` of a model loader, emptied by :func:`release`; ``close(obj)``,
+    where given, is called on every object it loaded at the release (a process it started: METEOR's JVM)."""
 
     def wrap(loader: F) -> F:
-        cached = functools.lru_cache(maxsize=maxsize)(loader)
-        _LOADERS.append(cached)
+        loaded: list[Any] = []
+
+        @functools.wraps(loader)
+        def load(*args: Any, **kwargs: Any) -> Any:
+            found = loader(*args, **kwargs)
+            if close is not None:
+                loaded.append(found)
+            return found
+
+        cached = functools.lru_cache(maxsize=maxsize)(load)
+        _LOADERS.append((cached, close, loaded))
         return cached  # type: ignore[return-value]
 
     return wrap
@@ -33,14 +43,22 @@ def held(maxsize: int) -> Callable[[F], F]:
 
 def held_count() -> int:
     """How many loaded objects the held loaders keep now."""
-    return sum(loader.cache_info().currsize for loader in _LOADERS)
+    return sum(loader.cache_info().currsize for loader, _, _ in _LOADERS)
+
+
+def is_held(loader: Any) -> bool:
+    """Whether ``loader`` is one of the held loaders."""
+    return any(loader is mine for mine, _, _ in _LOADERS)
 
 
 def release() -> int:
-    """Empty every held loader and collect the garbage (a model in a reference cycle is freed now,
-    not at the collector's next pass); the number of loaded objects dropped."""
+    """Empty every held loader, close what it loaded where it says how, and collect the garbage (a
+    model in a reference cycle is freed now, not at the collector's next pass); the number of loaded
+    objects dropped."""
     dropped = held_count()
-    for loader in _LOADERS:
+    for loader, close, loaded in _LOADERS:
         loader.cache_clear()
+        while loaded:
+            close(loaded.pop())  # type: ignore[misc]
     gc.collect()
     return dropped
