@@ -35,12 +35,25 @@ def test_the_same_settings_give_the_same_object_and_release_drops_it(own_loaders
     assert load("m", "float32") is first and loads == [("m", "float32")]
     other = load("m", "bfloat16")  # another precision: another object
     assert other is not first and loads[-1] == ("m", "bfloat16")
+    since = held.mark()
     process = start()
     assert start() is process and held.held_count() >= 3 and held.is_held(load) and not held.is_held(print)
-    assert held.release() >= 3 and held.held_count() == 0
-    assert closed == [process]  # closed once, at the release
+    assert held.release(since=since) == 1 and closed == [process]  # only what was loaded after the mark, closed
+    assert load("m", "float32") is first and len(loads) == 2  # loaded before the mark: kept
+    assert held.release() >= 2 and held.held_count() == 0
     assert load("m", "float32") is not first and len(loads) == 3  # loaded anew after the release
     assert start() is not process and held.release() >= 1 and len(closed) == 2
+
+
+def test_a_full_loader_drops_the_least_recently_used(own_loaders):
+    @held.held(maxsize=2)
+    def load(name):
+        return [name]
+
+    a, b = load("a"), load("b")
+    assert load("a") is a  # now the most recently used
+    load("c")
+    assert load("a") is a and load("b") is not b
 
 
 def test_every_runner_keeps_its_models_in_a_held_loader():
@@ -77,7 +90,8 @@ def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeyp
     """Every metric's fake model is loaded once, though the combined metric reads every one of them
     (their runs scored beside their own jobs, then read from the score cache); when a metric's runner
     is first called no other metric's model is held; FED's example job and the run combined reads of it
-    (``level="turn"``, FED's default) are one scoring; at the end nothing is held."""
+    (``level="turn"``, FED's default) are one scoring; at the end nothing is held but a model loaded
+    before the command."""
     from dialeval.scoring import runners
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
@@ -98,15 +112,17 @@ def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeyp
 
     for metric in (*SUBS, "holistic"):
         monkeypatch.setitem(runners.RUNNERS, metric, fake(metric))
+    held.release()
+    load("before")
     assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert sorted(loads) == sorted({*SUBS, "holistic"})  # each once: combined reloaded none
+    assert sorted(loads) == sorted({"before", *SUBS, "holistic"})  # each once: combined reloaded none
     first_call = {}
     for metric, holding in calls:
         first_call.setdefault(metric, holding)
-    assert first_call == {m: 0 for m in first_call}  # the metric before was released
+    assert first_call == {m: 1 for m in first_call}  # the metric before was released, "before" kept
     assert [m for m, _ in calls].count("fed") == 1 and [m for m, _ in calls].count("full") == 1
-    assert held.held_count() == 0
+    assert held.held_count() == 1 and load("before") is not None and loads.count("before") == 1
     assert list(out) == ["multiref", "fed", "holistic", "grade", "ssrem", "combined", "full"]  # the table's order
     combined = out["combined"]
     assert len(combined["scores"]["combined"]) == 6 and "missing:" not in combined["signatures"][0]

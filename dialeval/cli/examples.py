@@ -8,8 +8,8 @@ sub-score's values, flags, percentiles and that summary.
 One metric's models at a time: a metric's example jobs and the runs that a metric reading others
 (``MetricSpec.reads_runs``: the combined metric) reads of it are scored together, the latter through
 the score cache where the reader finds them (a job with the same options as such a run is scored
-once), then its models are released (:mod:`dialeval.core.held`); the readers come last and load no
-model. Peak memory 5.0 GB before, see ``benchmarks/results/examples-memory.md``."""
+once), then the models it loaded are released (:mod:`dialeval.core.held`; a model loaded before the command
+stays); the readers come last and load no model (``benchmarks/results/examples-memory.md``)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from dialeval import registry
 from dialeval.cli.common import read_items
 from dialeval.core.results import (FLAGGED, PERCENTILE, UNFLAGGED, Flags, ItemScores, directed, flag_summary, flags_of,
                                    mean, percentile_means)
-from dialeval.core.held import release
+from dialeval.core import held
 from dialeval.core.spec import Command
 from dialeval.core.tables import fmt, format_table
 from dialeval.models.shipped import shipped_dir
@@ -66,10 +66,11 @@ def _examples(args: argparse.Namespace) -> int:
     results: dict[str, Any] = {metric: {"scores": {}, "signatures": [], "skipped": []} for metric, _ in jobs}
     runs = _runs_read(jobs, items)
     for metric in _in_order(jobs, runs):
+        loaded = held.mark()
         stored = _score_runs(metric, runs.get(metric, ()), items)
         for options in (o for m, o in jobs if m == metric):
             _score_job(results[metric], metric, options, items, stored)
-        release()  # this metric's models: no later job loads them (module docstring)
+        held.release(since=loaded)  # the models this metric loaded: no later job reads them (module docstring)
     if args.json:
         print(json.dumps(results, indent=2))
         return 0
