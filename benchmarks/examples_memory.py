@@ -114,8 +114,8 @@ def report(result: dict[str, Any]) -> str:
     def best(variant: str, key: str) -> float:
         return min(run[key] for run in result["runs"][variant])
 
-    lines = [f"# Peak memory and time of `dialeval examples` (examples/dialogues.jsonl, every metric, "
-             f"empty score cache)\n",
+    lines = ["# Peak memory and time of `dialeval examples` (examples/dialogues.jsonl, every metric, "
+             "empty score cache)\n",
              f"before: {result['before']}; after: {result['after']}; {result['repeats']} run(s) each, alternating, "
              f"in one process of benchmarks/examples_memory.py; {result['machine']['cpus']} CPUs shared with other "
              f"jobs (load average at the end {result['machine']['load_average_at_end']}).\n",
