@@ -21,9 +21,9 @@ from typing import Any, Mapping, Sequence
 
 from dialeval import registry
 from dialeval.cli.common import read_items
+from dialeval.core import held
 from dialeval.core.results import (FLAGGED, PERCENTILE, UNFLAGGED, Flags, ItemScores, directed, flag_summary, flags_of,
                                    mean, percentile_means)
-from dialeval.core import held
 from dialeval.core.spec import Command
 from dialeval.core.tables import fmt, format_table
 from dialeval.models.shipped import shipped_dir
