@@ -65,10 +65,18 @@ def close_but_not_tied(a: float, b: float) -> bool:
     return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= RELATIVE * max(abs(a), abs(b))
 
 
+@pytest.fixture(scope="module")
+def score_cache(tmp_path_factory):
+    """One empty score cache for the module: combined reads its FED component from the entries FED's
+    own case stored (the same 10 contexts, replies and options), as it reads a grid's cells, instead of
+    scoring them again; every other entry differs (20 contexts, or references)."""
+    return tmp_path_factory.mktemp("score-cache")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("metric", runnable_metrics())
-def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, tmp_path):
-    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, score_cache):
+    monkeypatch.setenv("DIALEVAL_CACHE", str(score_cache))
     behaviour = registry.spec(metric).behaviour
     cases = dailydialog_cases(CONTEXTS.get(metric, DEFAULT_CONTEXTS))
     replies = {REAL: [c.reply for c in cases], **build(cases, 0, behaviour.declared)}

@@ -68,9 +68,9 @@ def test_cli_help_is_unchanged():
 
 
 @pytest.mark.slow
-def test_examples_scores_and_signatures_are_unchanged(capsys):
-    found = cli_json(capsys, "examples", "--json")
-    assert_close(found, json.loads((GOLDEN / "examples.json").read_text(encoding="utf-8")), "examples")
+def test_examples_scores_and_signatures_are_unchanged(checkout_examples):
+    """``dialeval examples --json`` (run once per session: tests/conftest.py) against the golden file."""
+    assert_close(checkout_examples, json.loads((GOLDEN / "examples.json").read_text(encoding="utf-8")), "examples")
 
 
 @pytest.mark.slow

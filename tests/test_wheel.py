@@ -33,22 +33,30 @@ TORCH = "torch==2.13.0"  # the CPU build install.sh takes; any torch >= 2.1 woul
 # Every module's docstring example (tests/module_examples.py), the same calls in both environments.
 CALLS = {f"{name}:{config}": (name, config, kwargs) for name in registry.METRICS
          for config, kwargs in example_calls(name)}
-# The docstring examples as doctests, run by the installed wheel on the modules `dialeval register` put
-# in evaluate's cache (tests/test_module_examples.py runs them on this checkout)
-DOCTESTS = """
-import doctest, importlib, sys
+# In one process of the installed wheel, so that each model loads once for all three (the doctests'
+# modules, the calls and the examples share the loaded models, dialeval.core.held): every module's
+# docstring example as a doctest, on the modules `dialeval register` put in evaluate's cache
+# (tests/test_module_examples.py runs them on this checkout); the same examples as calls; and
+# `dialeval examples --json` (the CLI's main; `python -m dialeval.cli` runs register and install-bases).
+# Writes {"calls": ..., "examples": ...} to the file named last.
+INSTALLED = """
+import contextlib, doctest, importlib, io, json, sys
+import evaluate
 from evaluate.loading import evaluation_module_factory
-for name in sys.argv[1:]:
+from dialeval.cli import main
+names, calls, out = json.loads(sys.argv[1]), json.loads(sys.argv[2]), sys.argv[3]
+for name in names:
     script = importlib.import_module(evaluation_module_factory("dialeval/" + name).module_path)
     result = doctest.testmod(script, optionflags=doctest.ELLIPSIS)
     assert result.failed == 0 and result.attempted > 1, (name, result)
-"""
-SCRIPT = """
-import json, sys
-import evaluate
-calls = json.loads(sys.argv[1])
-print(json.dumps({key: evaluate.load("dialeval/" + name, config).compute(**kwargs)
-                  for key, (name, config, kwargs) in calls.items()}))
+found = {"calls": {key: evaluate.load("dialeval/" + name, config).compute(**kwargs)
+                   for key, (name, config, kwargs) in calls.items()}}
+printed = io.StringIO()
+with contextlib.redirect_stdout(printed):
+    assert main(["examples", "--json"]) == 0
+found["examples"] = json.loads(printed.getvalue())
+with open(out, "w") as f:
+    json.dump(found, f)
 """
 
 
@@ -108,6 +116,18 @@ def wheel_env(tmp_path_factory):
     shutil.rmtree(work)  # about 2 GB; a CI machine can be short of disk
 
 
+@pytest.fixture(scope="module")
+def installed(wheel_env):
+    """What the installed wheel computes (:data:`INSTALLED`, after ``dialeval register``): ``calls``
+    (every module's docstring example, its doctests passed) and ``examples``."""
+    python, outside, env, _ = wheel_env
+    run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)
+    out = outside / "installed.json"
+    run([str(python), "-c", INSTALLED, json.dumps(list(registry.METRICS)), json.dumps(CALLS), str(out)],
+        cwd=outside, env=env)
+    return json.loads(out.read_text())
+
+
 @pytest.mark.slow
 def test_wheel_carries_modules_weights_and_examples(wheel_env):
     python, outside, env, wheel = wheel_env
@@ -120,23 +140,17 @@ def test_wheel_carries_modules_weights_and_examples(wheel_env):
 
 
 @pytest.mark.slow
-def test_wheel_scores_equal_the_editable_install(wheel_env):
-    python, outside, env, _ = wheel_env
-    run([str(python), "-m", "dialeval.cli", "register"], cwd=outside, env=env)
-    run([str(python), "-c", DOCTESTS, *registry.METRICS], cwd=outside, env=env)
-    installed = json.loads(run([str(python), "-c", SCRIPT, json.dumps(CALLS)], cwd=outside, env=env))
-
+def test_wheel_scores_equal_the_editable_install(installed):
     import dialeval
 
     here = {key: dialeval.load(name, config).compute(**kwargs) for key, (name, config, kwargs) in CALLS.items()}
-    assert_same(installed, here)
+    assert_same(installed["calls"], here)
 
 
 @pytest.mark.slow
-def test_wheel_runs_the_examples_as_the_checkout_does(wheel_env):
-    python, outside, env, _ = wheel_env
-    installed = json.loads(run([str(python), "-m", "dialeval.cli", "examples", "--json"], cwd=outside, env=env))
-    here = json.loads(run([sys.executable, "-m", "dialeval.cli", "examples", "--json"], cwd=ROOT))
+def test_wheel_runs_the_examples_as_the_checkout_does(installed, checkout_examples):
+    """The installed wheel's examples against this checkout's (run once per session: tests/conftest.py)."""
+    installed, here = installed["examples"], checkout_examples
     for metric in here:  # a metric the checkout skips (weights not built) is skipped alike, none other
         assert installed[metric]["skipped"] == here[metric]["skipped"], installed[metric]["skipped"]
         assert installed[metric]["signatures"] == here[metric]["signatures"]
