@@ -30,8 +30,11 @@
   inputs of ``down_proj``, whose GELU outputs reach 25 times their typical channel's range), and even
   weights alone rounded to int8 per row with float32 activations (no speed: no kernel for it here)
   move it by 0.056, twice bfloat16's 0.028, which already leaves FED's per-item Spearman at 0.97. So
-  ``int8`` is the fastest variant (per row: no slower than per tensor and closer to float32), an option
-  for the encoders (GRADE, SSREM's, the NLI classifier), whose numbers are in the results file. The
+  ``int8`` is the fastest variant (per row: no slower than per tensor and closer to float32). On the
+  encoders it is 2.3-2.5x float32 but fails the rule too (per-item Spearman on 250-500 items: the NLI
+  classifier 0.983, SSREM's encoder 0.770, GRADE 0.675), while bfloat16 meets the per-item rule there
+  (0.9999, 0.9999, 0.9996 on 100 items; emulated here at 0.13-0.18x): candidates for ``auto`` on a
+  CPU with ``avx512_bf16`` once the grid under bfloat16 shows no cell moving by more than 0.005. The
   issue's goal for FED (2x float32 at 0.999) is out of reach on this CPU: in speed, without VNNI
   fbgemm multiplies int8 with AVX2's ``vpmaddubsw`` (at best twice float32's products), and FED's
   time also goes to what stays float32 (attention, norms, the log-softmax over 262,144 tokens) and to
