@@ -21,9 +21,10 @@ dialogues) the estimate is an upper bound.
     OMP_NUM_THREADS=1 python benchmarks/fed_item_cost.py dialeval/gemma3-dialogue qwen2.5-coder-1.5b-instruct \\
         --n 8 --save benchmarks/results/fed-item-cost-qwen.json     # + qwen2.5-coder-1.5b-instruct:int8
 
-The table is saved after each row, so a run stopped by the machine keeps what it measured (here the
-1.5B model's int8 quantisation, beside the other engineers' processes, was twice killed by the
-out-of-memory killer at 9.8 GB: the saved table has the float32 rows only).
+The table is saved after each row, so a run stopped by the machine keeps what it measured (the
+1.5B model's int8 step, beside the other engineers' processes, was twice killed by the
+out-of-memory killer at 9.8 GB; it needs ~11 GB). An int8 row's signature does not name int8
+(the model is quantised before the scorer sees it).
 """
 
 from __future__ import annotations
