@@ -152,3 +152,18 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     assert l == pytest.approx(min(max((nll - low) / (high - low), 0.0), 1.0), abs=1e-4)
     assert "hierarchy:H" in result["signature"] and "enc:minilm-l6" in result["signature"]
     assert scorer.score(contexts[:1], responses[:1], "HS")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "HS"), abs=ROUNDING)
+
+
+def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():
+    from dialeval.usl.benchmark import format_yeh
+    from dialeval.usl.spec import SPEC, YEH
+
+    row = {"spearman": 0.5, "spearman_p": 0.01, "pearson": 0.4, "pearson_p": 0.02, "kendall": 0.3, "kendall_p": 0.01, "n": 9}
+    text = format_yeh({"dataset": "fed-turn", "n": 9, "flagged": 0, "signature": "metric:usl|version:x",
+                       "rows": {p: row for p in ("usl", "usl_u", "usl_s", "usl_l")},
+                       "paper": {"source": "Yeh", "spearman": YEH["fed-turn"]}})
+    usl_line = next(line for line in text.splitlines() if line.split()[0] == "usl")
+    assert "0.500*" in usl_line and "0.189" in usl_line
+    assert set(YEH) == {"grade-convai2", "grade-dailydialog", "grade-empathetic", "holistic-coherence", "fed-turn",
+                        "fed-dialog"}
+    assert set(SPEC.benchmarks) == {f"usl-{name}" for name in YEH}

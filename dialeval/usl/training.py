@@ -181,7 +181,7 @@ def train(args: argparse.Namespace, output: Path) -> dict:
     x_s = cached(f"{args.encoder}-s-train", list(zip(sc, sr)), paired, deadline)
     x_sv = cached(f"{args.encoder}-s-valid", list(zip(svc, svr)), paired, deadline)
     lm = ResponseNLL(args.lm, args.device)
-    nll = cached(f"nll-{lm.model_name}", nll_texts, lambda rows: np.asarray(lm.nll(list(rows), progress=False)),
+    nll = cached("nll-" + lm.model_name.replace("/", "_"), nll_texts, lambda rows: np.asarray(lm.nll(list(rows), progress=False)),
                  deadline)
 
     u_head, u_report = choose_head("U", x_u, np.asarray(uy), x_uv, np.asarray(uvy), args.lr, args.seed)
