@@ -21,7 +21,7 @@ import argparse
 import sys
 from pathlib import Path
 
-from dialeval.core.training import add_loop_arguments, prepare_run
+from dialeval.core.training import prepare_run
 from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.publish import write_model_card
 from dialeval.usl.features import ENCODERS, MINILM
@@ -41,7 +41,14 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--nll-responses", type=int, default=1000, help="validation responses for L's quartiles")
     parser.add_argument("--output", type=Path, default=BUNDLED)
     parser.add_argument("--card", action="store_true", help="only rewrite the bundled folder's model card")
-    add_loop_arguments(parser, lr=1e-3, warmup=0, max_steps=0, what_tiny="40 training dialogues")
+    # the heads' Adam and the run's budget (the shared loop's other options do not apply: features are cached
+    # in chunks, so the same command resumes, and the heads train in seconds)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--minutes", type=float, default=None, help="stop between cached chunks after this wall time")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default=None, help="the encoder's and the LM's device (default CPU)")
+    parser.add_argument("--tiny", action="store_true", help="40 training dialogues (tests)")
     args = parser.parse_args(argv)
     if args.card:
         print(write_model_card(BUNDLED))
