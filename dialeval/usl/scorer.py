@@ -26,7 +26,7 @@ from dialeval.core.degenerate import apply_policy, reply_flags, scored_indices
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.precision import signature_precision
 from dialeval.core.results import make_signature, summarize
-from dialeval.core.text import check_texts
+from dialeval.core.text import check_contexts, check_texts
 from dialeval.usl.formula import DEFAULT_HIERARCHY, HIERARCHIES, normalise_nll, usl_h
 from dialeval.usl.heads import DEFAULT_MODEL, load_folder, resolve_folder, valid_probability
 from dialeval.usl.scales import SCALES
@@ -85,15 +85,11 @@ class USLScorer:
 
 
 def check_inputs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[str]]:
-    """Validated ``(contexts, responses)``: one list of turns (or one string) per response, each turn a
-    non-empty string; an empty response is allowed (flagged, scored the worst). ``ValueError`` naming
-    the bad input and item."""
+    """Validated ``(contexts, responses)``: one list of turns (or one string) per response
+    (:func:`dialeval.core.text.check_contexts`); an empty response is allowed (flagged, scored the worst).
+    ``ValueError`` naming the bad input and item."""
     responses = check_texts(responses, "responses", allow_empty=True)
-    if isinstance(contexts, str) or not isinstance(contexts, (list, tuple)):
-        raise ValueError(f"contexts must be a list (one list of turns per response), got {type(contexts).__name__}")
-    if len(contexts) != len(responses):
-        raise ValueError(f"contexts has {len(contexts)} items but there are {len(responses)} responses")
-    return [check_texts([c] if isinstance(c, str) else c, f"contexts[{i}]") for i, c in enumerate(contexts)], responses
+    return check_contexts(contexts, len(responses)), responses
 
 
 @functools.lru_cache(maxsize=2)
