@@ -10,7 +10,7 @@ import pytest
 
 from dialeval.usl import perturb
 from dialeval.usl.formula import normalise_nll, quartiles, usl_h
-from tests.float_noise import ROUNDING
+from float_noise import ROUNDING
 
 
 class Scripted(random.Random):
@@ -121,7 +121,7 @@ def test_a_missing_model_names_the_command_that_builds_it(tmp_path):
 
 @pytest.mark.slow
 def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkeypatch):
-    from tests.training_scripts import script
+    from training_scripts import script
     from dialeval.usl.heads import load_folder, valid_probability
     from dialeval.usl.scorer import USLScorer
 

@@ -30,7 +30,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("bases", nargs="*", metavar="BASE",
                    help=f"which ({', '.join(BASES)}; default: {', '.join(DEFAULT_BASES)}). qwen1.5b is optional: "
                         "Qwen2.5-Coder-1.5B-Instruct, a 1.1 GB download built once into 3.5 GB on first use, "
-                        "7.1 GB of RAM in float32; model=qwen2.5-coder-1.5b-instruct in FED, FULL and holistic "
+                        "7.1 GB of RAM in float32; model=qwen2.5-coder-1.5b-instruct in the LM metrics "
                         "(docs/cli.md, 'The optional 1.5B base')")
     p.add_argument("--dry-run", action="store_true", help="print the pip command, install nothing")
     p.add_argument("--force-reinstall", action="store_true",
