@@ -25,11 +25,19 @@ DailyDialog validation pairs its cutoffs are calibrated on
     python benchmarks/lm_bits_per_char.py dialeval/smollm2-dailydialog smollm2-135m-instruct dialeval/smollm2-dialogue \\
         gemma3-270m dialeval/gemma3-dailydialog dialeval/gemma3-dialogue \\
         --text pairs --n 1000 --save benchmarks/results/lm-bits-per-char-pairs.json
+
+The optional 1.5B base (``dialeval install-bases qwen1.5b``, issue 56) untuned, beside the others, on
+the first 40 dialogues (one model at a time, each freed before the next: the 1.5B one is 7.1 GB in
+float32; 14.5 s a dialogue on one loaded CPU thread, 4x Gemma-3-270M's, so 200 would take 50 minutes):
+
+    OMP_NUM_THREADS=1 python benchmarks/lm_bits_per_char.py qwen2.5-coder-1.5b-instruct gemma3-270m \\
+        dialeval/gemma3-dialogue smollm2-135m-instruct --n 40 --save benchmarks/results/lm-bits-per-char-n40.json
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import math
 import time
@@ -99,6 +107,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         row = (pair_bits_per_char(name, texts) if args.text == "pairs"
                else bits_per_char(name, texts, args.max_tokens))
         rows.append(row)
+        gc.collect()  # the model is gone with its function's frame; no two models held at once
         print(f"{name:<40} {row['weights']:<44} {row['bits_per_char']:>9.4f} {row['tokens_per_char']:>8.3f} "
               f"{row['dialogues']:>4} {row['seconds']:>6}", flush=True)
     if args.save:

@@ -14,9 +14,16 @@ of ``throughput.py``) through the runner with ``precision=...`` and reports, aga
 * the CPU's flags that decide what runs natively (bfloat16: ``avx512_bf16``/``amx_bf16``; int8:
   ``avx512_vnni``/``avx_vnni``/``amx_int8``) and what ``precision="auto"`` resolves to on it.
 
+``--n-for fed=64`` gives a job its own number of items, ``--slice bfloat16=100`` runs a precision on
+the first items only (compared with float32 on the same items), and ``--update`` merges a run's jobs
+into the existing ``OUT.json`` (the commands accumulate), so that the report can be written in
+several commands of a few CPU minutes each (``benchmarks/results/README.md`` lists them):
+
     OMP_NUM_THREADS=1 python benchmarks/precision.py --metrics fed --n 64 --out benchmarks/results/precision
 
-writes ``precision.md`` and ``precision.json`` (without ``--out``: the table on stdout).
+writes ``precision.md`` and ``precision.json`` (without ``--out``: the table on stdout). Besides the
+jobs of ``throughput.py``, ``ssrem-encoder`` is SSREM with its sentence-encoder checkpoint
+(``dialeval/ssrem-chitchat-mpnet``: the bundled default reads GloVe vectors and has no forward).
 """
 
 from __future__ import annotations
@@ -25,7 +32,6 @@ import argparse
 import json
 import math
 import os
-import platform
 import sys
 import time
 from pathlib import Path
@@ -39,30 +45,14 @@ sys.path.insert(0, str(ROOT))
 
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
 from dialeval import registry  # noqa: E402
-from dialeval.core.precision import NATIVE_CPU_FLAGS, PRECISIONS, cpu_flags, runner_precision  # noqa: E402
+from dialeval.core.precision import PRECISIONS, runner_precision  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
-from throughput import JOBS, items  # noqa: E402
+from throughput import JOBS, items, machine  # noqa: E402
+
+JOBS = {**JOBS, "ssrem-encoder": ("ssrem", {"model": "dialeval/ssrem-chitchat-mpnet"})}
 
 REDUCED = tuple(p for p in PRECISIONS if p != "float32")
 SPEARMAN_RULE = 0.999  # the issue's per-item bar for auto
-
-
-def machine() -> dict[str, Any]:
-    """The CPU's deciding flags, torch's view of it, the threads and the load average."""
-    flags = cpu_flags()
-    relevant = sorted({f for fs in NATIVE_CPU_FLAGS.values() for f in fs} | {"avx2", "avx512f", "amx_tile"})
-    return {"cpu": platform.processor() or platform.machine(), "model": _cpu_model(),
-            "flags": {f: f in flags for f in relevant}, "torch": torch.__version__,
-            "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads()}
-
-
-def _cpu_model() -> str:
-    path = Path("/proc/cpuinfo")
-    if path.is_file():
-        for line in path.read_text(errors="replace").splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "?"
 
 
 def fidelity(reference: dict[str, list[float]], reduced: dict[str, list[float]]) -> dict[str, dict[str, float]]:
@@ -79,27 +69,46 @@ def fidelity(reference: dict[str, list[float]], reduced: dict[str, list[float]])
     return out
 
 
-def measure(job: str, batch: list[dict], precisions: tuple[str, ...], repeats: int) -> dict[str, Any]:
-    """Every precision of one job: scores, best time, fidelity and speed against float32."""
+def measure(job: str, batch: list[dict], precisions: tuple[str, ...], repeats: int,
+            slices: dict[str, int]) -> dict[str, Any]:
+    """Every precision of one job: scores, best time, fidelity and speed against float32.
+
+    A precision in ``slices`` (bfloat16, slow where emulated) runs on the first ``slices[p]`` items
+    only; float32 is then timed on that slice and on the rest apart, so that its time on the same slice
+    is the speed's reference and its scores there are the fidelity's."""
     metric, options = JOBS[job]
     runner = get_runner(metric)
+    cuts = sorted({min(slices.get(p, len(batch)), len(batch)) for p in precisions} | {len(batch)})
     seconds = {p: float("inf") for p in precisions}
+    reference_seconds: dict[int, float] = {}
     scores: dict[str, Any] = {}
     for _ in range(repeats):  # round the precisions in turn: a busy CPU slows them alike
         for precision in precisions:
             # load (the runners keep two models) and warm up, not timed
             runner(batch[:2], **options, precision=precision)
-            began = time.perf_counter()
-            scores[precision] = runner(batch, **options, precision=precision)
-            seconds[precision] = min(seconds[precision], time.perf_counter() - began)
+            if precision != "float32":
+                began = time.perf_counter()
+                scores[precision] = runner(batch[:slices.get(precision, len(batch))], **options, precision=precision)
+                seconds[precision] = min(seconds[precision], time.perf_counter() - began)
+                continue
+            parts, elapsed, start = [], 0.0, 0
+            for cut in cuts:  # float32 in the pieces the other precisions stop at
+                began = time.perf_counter()
+                parts.append(runner(batch[start:cut], **options, precision=precision))
+                elapsed += time.perf_counter() - began
+                reference_seconds[cut] = min(reference_seconds.get(cut, float("inf")), elapsed)
+                start = cut
+            scores[precision] = ({k: [v for part in parts for v in part[0][k]] for k in parts[0][0]}, parts[0][1])
     reference, signature = scores["float32"]
     rows = {}
     for precision in precisions:
         per_item, sig = scores[precision]
-        found = fidelity(reference, per_item)
-        rows[precision] = {"seconds": seconds[precision], "items_per_s": len(batch) / seconds[precision],
-                           "speed_vs_float32": seconds["float32"] / seconds[precision], "signature": sig,
-                           "fidelity": found,
+        n = len(next(iter(per_item.values())))
+        base = reference_seconds[n] if precision != "float32" else reference_seconds[len(batch)]
+        seconds[precision] = base if precision == "float32" else seconds[precision]
+        found = fidelity({k: v[:n] for k, v in reference.items()}, per_item)
+        rows[precision] = {"items": n, "seconds": seconds[precision], "items_per_s": n / seconds[precision],
+                           "speed_vs_float32": base / seconds[precision], "signature": sig, "fidelity": found,
                            "min_spearman": min((f["spearman"] for f in found.values()), default=float("nan")),
                            "max_abs_diff": max((f["max_abs_diff"] for f in found.values()), default=float("nan"))}
     spec = registry.spec(metric)
@@ -109,38 +118,56 @@ def measure(job: str, batch: list[dict], precisions: tuple[str, ...], repeats: i
 
 
 def markdown(result: dict[str, Any]) -> str:
-    """The report: the machine, then per job and precision the fidelity and speed."""
+    """The report: the machine and the commands, then per job and precision the fidelity and speed."""
     m = result["machine"]
     flags = ", ".join(f"{f}: {'yes' if v else 'no'}" for f, v in m["flags"].items())
+    commands = "\n".join(f"    {c}" for c in result["commands"])
     lines = [
         "# Reduced precision against float32 (issue 55)", "",
-        f"`{result['command']}`", "",
+        "Written by (each command replaces its jobs' rows and keeps the others):", "", commands, "",
         f"CPU: {m['model']} ({m['cpu']}), torch {m['torch']} (capability {m['torch_cpu_capability']}), "
         f"{m['threads']} thread(s). Flags: {flags}.", "",
-        f"Load average (1, 5, 15 min) before: {result['load_before']}, after: {result['load_after']} "
-        "(the CPU was shared: speed ratios are measured in one process with the precisions interleaved, "
-        "absolute items/s are not comparable across runs).", "",
-        f"Items: the first {result['n']} DailyDialog test items of `benchmarks/throughput.py` (seeded cut). "
-        f"Fidelity: per sub-score per-item Spearman and largest absolute difference against float32; "
-        f"the rule for `auto` is Spearman >= {SPEARMAN_RULE} (and no grid cell moving by more than 0.005: "
-        "the grid is not run here).", "",
-        "| job | precision | items/s | vs float32 | min per-item Spearman (sub-score) | largest abs. diff | auto may choose it |",
-        "|---|---|---|---|---|---|---|",
+        "The CPU was shared (2 cores, other engineers' jobs on the other core: the load average of each "
+        "job's run is in its row): speed ratios are measured in one process with the precisions "
+        "interleaved, absolute items/s are not comparable across rows or runs.", "",
+        "Items: the first N DailyDialog test items of `benchmarks/throughput.py` (seeded cut); a precision "
+        "run on fewer items (bfloat16, emulated and slow here) is compared with float32 on the same first "
+        "items, in fidelity and in speed. Fidelity: per sub-score per-item Spearman and largest absolute "
+        f"difference against float32; the rule for `auto` is Spearman >= {SPEARMAN_RULE} and no grid cell "
+        "moving by more than 0.005. The grid was not run under a reduced precision, so no metric declares "
+        "a precision for `auto` (`AUTO_PRECISIONS`), whatever its per-item numbers.", "",
+        "| job | precision | items | items/s | vs float32 | min per-item Spearman (sub-score) | largest abs. diff | per-item rule | load (1 min) |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for job in result["jobs"]:
         if "skipped" in job:
-            lines.append(f"| {job['job']} | skipped: {job['skipped'][:80]} | | | | | |")
+            lines.append(f"| {job['job']} | skipped: {job['skipped'][:80]} | | | | | | | |")
             continue
         for precision, row in job["precisions"].items():
             worst = min(row["fidelity"].items(), key=lambda kv: kv[1]["spearman"], default=(None, None))[0]
             passes = precision != "float32" and row["min_spearman"] >= SPEARMAN_RULE
-            lines.append(f"| {job['job']} | {precision} | {row['items_per_s']:.2f} | {row['speed_vs_float32']:.2f}x | "
-                         f"{row['min_spearman']:.4f} ({worst}) | {row['max_abs_diff']:.3g} | "
-                         f"{'per-item rule met' if passes else '-' if precision == 'float32' else 'no'} |")
-        lines.append(f"| {job['job']} | auto here | | | | | {job['auto_resolves_to']} "
-                     f"(declared: {', '.join(job['declared_for_auto']) or 'none'}) |")
-    lines += ["", "Per sub-score numbers: the `.json` beside this file."]
+            lines.append(f"| {job['job']} | {precision} | {row.get('items', job['items'])} | {row['items_per_s']:.2f} | "
+                         f"{row['speed_vs_float32']:.2f}x | {row['min_spearman']:.4f} ({worst}) | {row['max_abs_diff']:.3g} | "
+                         f"{'met' if passes else '-' if precision == 'float32' else 'no'} | "
+                         f"{job.get('load_before', ['?'])[0]}-{job.get('load_after', ['?'])[0]} |")
+        lines.append(f"| {job['job']} | auto here | | | | | | {job['auto_resolves_to']} "
+                     f"(declared: {', '.join(job['declared_for_auto']) or 'none'}) | |")
+    lines += ["", "`int8` is per-channel dynamic int8 on every `nn.Linear` (`dialeval/core/precision.py`, whose "
+              "docstring has the int8 variants screened on FED and why none of them comes near 0.999 there: "
+              "rounding the activations, not the weights, moves FED's log-likelihood differences).", "",
+              "Per sub-score numbers: the `.json` beside this file."]
     return "\n".join(lines) + "\n"
+
+
+def slice_sizes(pairs: list[str]) -> dict[str, int]:
+    """``["fed=64", ...]`` -> ``{"fed": 64, ...}``."""
+    out = {}
+    for pair in pairs:
+        key, _, value = pair.partition("=")
+        if not value.isdigit() or int(value) < 3:
+            raise ValueError(f"expected NAME=N with N >= 3, got {pair!r}")
+        out[key] = int(value)
+    return out
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -148,24 +175,37 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--metrics", nargs="+", choices=sorted(JOBS), default=["fed"])
     parser.add_argument("--precisions", nargs="+", choices=REDUCED, default=list(REDUCED))
     parser.add_argument("--n", type=int, default=64, help="items per job (the issue's check: FED on 64)")
+    parser.add_argument("--n-for", nargs="*", default=[], metavar="JOB=N", help="another number of items for a job")
+    parser.add_argument("--slice", nargs="*", default=[], metavar="PRECISION=N",
+                        help="run a precision on the first N items only (bfloat16=100: emulated bfloat16 is slow)")
     parser.add_argument("--repeats", type=int, default=2, help="timed runs per precision (the best counts)")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--out", help="write OUT.md and OUT.json (default: print the markdown)")
+    parser.add_argument("--update", action="store_true",
+                        help="keep OUT.json's other jobs (this run's jobs replace theirs) and its commands")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
-    batch = items(args.n)
+    sizes, slices = slice_sizes(args.n_for), slice_sizes(args.slice)
     precisions = ("float32", *args.precisions)
-    result: dict[str, Any] = {"command": "OMP_NUM_THREADS=1 python benchmarks/precision.py " + " ".join(argv or sys.argv[1:]),
-                              "machine": machine(), "n": len(batch),
-                              "load_before": [round(x, 2) for x in os.getloadavg()], "jobs": []}
+    command = "OMP_NUM_THREADS=1 python benchmarks/precision.py " + " ".join(argv or sys.argv[1:])
+    result: dict[str, Any] = {"machine": machine(), "jobs": []}
     print(json.dumps(result["machine"]), file=sys.stderr)
     for job in args.metrics:
+        batch = items(sizes.get(job, args.n))
+        load = [round(x, 2) for x in os.getloadavg()]
         try:
-            result["jobs"].append(measure(job, batch, precisions, args.repeats))
+            found = measure(job, batch, precisions, args.repeats, slices)
         except (FileNotFoundError, ValueError, KeyError) as e:  # a metric without weights here
-            result["jobs"].append({"job": job, "skipped": str(e)})
+            found = {"job": job, "skipped": str(e)}
+        result["jobs"].append({**found, "load_before": load, "load_after": [round(x, 2) for x in os.getloadavg()]})
         print(f"{job}: done", file=sys.stderr)
-    result["load_after"] = [round(x, 2) for x in os.getloadavg()]
+    previous: dict[str, Any] = {"commands": [], "jobs": []}
+    if args.update and args.out and Path(f"{args.out}.json").is_file():  # read now: a run beside this one may have written it
+        previous = json.loads(Path(f"{args.out}.json").read_text(encoding="utf-8"))
+        previous.setdefault("commands", [previous.pop("command")] if "command" in previous else [])
+    result["commands"] = [*[c for c in previous["commands"] if c != command], command]
+    done = {j["job"] for j in result["jobs"]}
+    result["jobs"] = [j for j in previous["jobs"] if j["job"] not in done] + result["jobs"]
     text = markdown(result)
     if args.out:
         Path(f"{args.out}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

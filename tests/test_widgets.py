@@ -199,3 +199,21 @@ def test_app_scores_equal_the_evaluate_module(name, tmp_path, modules_cache):
     for key, value in expected.items():
         numeric = isinstance(value, float) or (isinstance(value, list) and value and isinstance(value[0], float))
         assert result[key] == (approx(value) if numeric else value), key
+
+
+def test_module_card_falls_back_to_the_shipped_card_when_the_copied_module_lost_its_origin(tmp_path, monkeypatch):
+    """evaluate reuses a cached copy by content hash; its origin (a removed checkout) may be gone."""
+    import importlib.util
+
+    from dialeval.modules.widget import module_card
+
+    script = tmp_path / "holistic.py"
+    script.write_text("class Module:\n    pass\n")
+    (tmp_path / "holistic.json").write_text(json.dumps({"original file path": str(tmp_path / "gone" / "holistic.py")}))
+    spec = importlib.util.spec_from_file_location("cached_holistic", script)
+    cached = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "cached_holistic", cached)
+    spec.loader.exec_module(cached)
+    card = module_card(cached.Module())
+    assert card == Path(dialeval.__file__).resolve().parents[1] / "metrics" / "holistic" / "README.md"
+    assert card.read_text(encoding="utf-8").startswith("---\ntitle: Holistic dialogue evaluation\n")

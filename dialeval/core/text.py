@@ -96,3 +96,13 @@ def check_same_length(**named: Sequence) -> int:
         desc = ", ".join(f"{name}={n}" for name, n in lengths.items())
         raise ValueError(f"inputs have mismatched lengths: {desc}")
     return next(iter(lengths.values()))
+
+
+def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
+    """One non-empty list of turns per item (a string is a one-turn context); ``ValueError`` naming
+    the bad item."""
+    if isinstance(contexts, str) or not isinstance(contexts, Sequence):
+        raise ValueError(f"contexts must be a list (one list of turns per response), got {type(contexts).__name__}")
+    if len(contexts) != n_items:
+        raise ValueError(f"contexts has {len(contexts)} items but there are {n_items} responses")
+    return [check_texts([c] if isinstance(c, str) else c, f"contexts[{i}]") for i, c in enumerate(contexts)]

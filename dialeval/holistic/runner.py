@@ -16,7 +16,9 @@ from dialeval.models import preferred_model
 
 # The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
 # rule against float32 (per-item Spearman >= 0.999, no grid cell moved by more than 0.005;
-# benchmarks/precision.py): none measured yet, so auto is float32.
+# benchmarks/precision.py): consistency meets the per-item rule in bfloat16 (0.9999), coherence and
+# fluency not (0.994), int8 nowhere; the grid was not run under bfloat16 (benchmarks/results/precision.md),
+# so none is declared: auto is float32.
 AUTO_PRECISIONS: tuple[str, ...] = ()
 
 

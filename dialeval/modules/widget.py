@@ -33,6 +33,7 @@ from typing import Any
 import gradio as gr
 from huggingface_hub import RepoCard
 
+from dialeval.models.shipped import shipped_dir
 from dialeval.modules.inputs import has_kind, input_kinds
 
 API_NAME = "compute"
@@ -155,12 +156,14 @@ def card_example(card_text: str, config_name: str, names: Sequence[str]) -> dict
 def module_card(module: Any) -> Path:
     """The card (README.md) beside the module's script, else beside the file that script was copied
     from (evaluate's cache keeps only the script of a module loaded by path, and names its origin in
-    ``<script>.json``)."""
+    ``<script>.json``), else the shipped ``metrics/<script's name>/README.md`` (an origin since
+    deleted, such as a removed checkout, whose cached copy evaluate reuses by its content hash)."""
     script = Path(inspect.getfile(type(module)))
     origin = script.with_suffix(".json")
     scripts = [script]
     if origin.is_file():
         scripts.append(Path(json.loads(origin.read_text()).get("original file path", script)))
+    scripts.append(shipped_dir("metrics") / script.stem / script.name)
     cards = [path.with_name("README.md") for path in scripts]
     return next((card for card in cards if card.is_file()), cards[0])
 

@@ -53,7 +53,7 @@ from dialeval.core.resources import GLOVE_NAME, load_word_vectors
 from dialeval.core.degenerate import apply_policy, reply_flags, unknown_words
 from dialeval.core.held import held
 from dialeval.core.results import make_signature, summarize
-from dialeval.core.text import check_reference_lists, check_texts, tokenize
+from dialeval.core.text import check_contexts, check_reference_lists, check_texts, tokenize
 from dialeval.ssrem.checkpoint import (  # noqa: F401  (re-exported: the scorer's public names)
     ABLATION, CONFIG_FILE, DEFAULT_MODEL, WEIGHTS_FILE, bilinear_module, default_ablation, load_module,
     resolve_folder, save_model,
@@ -231,16 +231,6 @@ def check_context_fit_inputs(contexts: Any, responses: Any) -> tuple[list, list]
     bad input and item."""
     responses = check_texts(responses, "responses", allow_empty=True)  # an empty generation: scored as the worst
     return check_contexts(contexts, len(responses)), responses
-
-
-def check_contexts(contexts: Any, n_items: int) -> list[list[str]]:
-    """One non-empty list of turns per item (a string is a one-turn context); ``ValueError`` naming
-    the bad item."""
-    if isinstance(contexts, str) or not isinstance(contexts, Sequence):
-        raise ValueError(f"contexts must be a list (one list of turns per response), got {type(contexts).__name__}")
-    if len(contexts) != n_items:
-        raise ValueError(f"contexts has {len(contexts)} items but there are {n_items} responses")
-    return [check_texts([c] if isinstance(c, str) else c, f"contexts[{i}]") for i, c in enumerate(contexts)]
 
 
 # --------------------------------------------------------------------------- runner (dialeval score / benchmark)

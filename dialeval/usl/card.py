@@ -1,0 +1,121 @@
+"""The card of the bundled ``hub/usl-dailydialog`` folder: what the model is, how it was trained, its
+validation accuracies and the departures from the paper, from the folder's training report and the
+saved ``benchmarks/results/usl-<set>.json`` measured with its weights
+(:func:`dialeval.models.hub.folder_results`). Declared as the folder's ``CardSpec.content``
+(:mod:`dialeval.usl.spec`) and written by :func:`dialeval.publish.write_model_card`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from dialeval.core.spec import CardContent
+from dialeval.models.hub import Measured, folder_results
+from dialeval.models.shipped import CHECKOUT_ROOT
+from dialeval.usl.heads import BUILD as BUILD_COMMAND
+
+RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"
+REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)
+ENCODER_NAMES = {"minilm-l6": "all-MiniLM-L6-v2 (6 layers, 384 dims)", "mpnet-base": "all-mpnet-base-v2 (BERT-base size)"}
+
+
+def kinds_text(by_kind: dict) -> str:
+    """U's validation accuracy per perturbation kind."""
+    return ", ".join(f"{kind} {entry['accuracy']:.3f} (n={entry['n']})" for kind, entry in by_kind.items())
+
+
+def yeh_rows(results: dict[str, dict]) -> str:
+    """The Markdown rows of the measured correlations beside Yeh et al.'s."""
+    from dialeval.usl.spec import YEH
+
+    rows = ["| set | USL-H here (Spearman) | U | S | L | Yeh et al. USL-H |", "|---|---|---|---|---|---|"]
+    for name, published in YEH.items():
+        result = results.get(name)
+        cells = ([f"{result['rows'][p]['spearman']:.3f}" for p in ("usl", "usl_u", "usl_s", "usl_l")]
+                 if result else ["not run"] + [""] * 3)
+        rows.append(f"| {name} | " + " | ".join(cells) + f" | {published:.3f} |")
+    measured = {name: r["rows"]["usl"]["spearman"] for name, r in results.items()}
+    above = sum(value >= YEH[name] for name, value in measured.items())
+    rows.append(f"\nAt or above Yeh et al.'s USL-H on {above} of the {len(measured)} sets measured. The ratings were "
+                "read only to fill this table: no choice of the model read them.")
+    return "\n".join(rows)
+
+
+def card_body(report: dict, config: dict, results: dict[str, dict]) -> str:
+    args, data = report["args"], report["data"]
+    encoder = ENCODER_NAMES.get(config["encoder"], config["encoder"])
+    return f"""
+# dialeval/usl-dailydialog
+
+**USL-H** (Phy, Zhao & Aizawa 2020, *Deconstruct to Reconstruct a Configurable Evaluation Metric for
+Open-Domain Dialogue Systems*, COLING), trained on DailyDialog alone, the default of the metric
+`dialeval/usl`: a response's **U**nderstandability (valid utterance prediction), **S**ensibleness
+(next utterance prediction given the context) and specificity (**L**, its negative log-likelihood),
+combined hierarchically: `USL-H = 0.33*U + 0.33*U*S + 0.34*U*S*L` (the paper and the authors' README;
+`hierarchy="HS"` gives `0.33*U + 0.33*S + 0.34*S*L`, what the authors' scorer reports as USL-HS).
+
+Files: `heads.safetensors` (the U and S classifier heads), `config.json` (encoder, head sizes, L's LM and
+its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
+
+## Departures from the paper (named, none reads a human rating)
+
+- **Encoder**: the paper fine-tunes BERT-base under U and S; here {encoder} stays frozen and only the
+  heads learn, over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
+  over cached features. Each head's hidden size (0, the paper's linear layer, or 256) and stopping epoch were
+  chosen by accuracy on DailyDialog's validation split.
+- **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
+  NLL of the response alone under `{config['lm']}` (SmolLM2-135M-Instruct LoRA-tuned on DailyDialog, the
+  corpus of the paper's MLM) instead of BERT's pseudo-log-likelihood; normalised as the authors do: clipped
+  to the quartiles of the validation responses' NLL, `[{config['nll_quartiles'][0]:.2f}, {config['nll_quartiles'][1]:.2f}]`
+  nats ({data['nll_responses']:,} responses), and scaled to [0, 1].
+- **U's data**: the authors' perturbations and probabilities (negatives: reorder 0.3, word drop 0.3, word
+  repeat 0.4; positives: unchanged 0.7, no final punctuation, simplified to nouns/verbs/prepositions,
+  articles and clitics removed, 0.1 each) over Penn-style word tokens instead of BERT word pieces; every
+  training response gives its positive and its negative (the authors draw one of the two).
+- **Size**: {data['u_train_texts']:,} U texts from {args['u_responses']} training responses and
+  {data['s_train_pairs']:,} S pairs from {args['s_pairs']} training contexts (half true, half a random
+  training response), not the whole corpus (shared CPU).
+
+## Training
+
+`{BUILD_COMMAND}` ({report['wall_minutes']} minutes on one shared CPU thread, no GPU; the features and NLLs
+are cached in chunks, so an interrupted run goes on with the same command).
+
+| part | validation accuracy (DailyDialog validation split) | head |
+|---|---|---|
+| U | {report['u']['accuracy']:.3f} ({data['u_valid_texts']:,} texts) | hidden {report['u']['hidden']} |
+| S | {report['s']['accuracy']:.3f} ({data['s_valid_pairs']:,} pairs) | hidden {report['s']['hidden']} |
+
+U per kind: {kinds_text(report['u']['by_kind'])}.
+
+## Correlation with human judgment (shared sets; Yeh et al. 2021's USL-H, BERT-base, beside)
+
+{yeh_rows(results)}
+
+## Limitations
+
+English, DailyDialog-style chit-chat; the encoder is smaller than the paper's BERT-base and frozen; L is a
+causal LM's likelihood, not a masked LM's. Scores are comparable only under one signature.
+"""
+
+
+
+
+def card_content(folder: Path) -> CardContent:
+    """The card of ``folder`` from its report and the saved benchmark results."""
+    from dialeval.usl.spec import YEH
+
+    path = folder / REPORT_FILE
+    if not path.is_file():
+        raise FileNotFoundError(f"{folder}: no training report; train first ({BUILD_COMMAND})")
+    report = json.loads(path.read_text())
+    config = json.loads((folder / "config.json").read_text())
+    results = {name: r for name in YEH if (r := folder_results(folder, RESULTS, f"usl-{name}"))}
+    measured = [Measured(dataset=f"dailydialog-validation-{p}", metric="accuracy", value=report[p]["accuracy"],
+                         task="text-classification", dataset_name=f"DailyDialog validation, {name}")
+                for p, name in (("u", "U: real responses against their corruptions"),
+                                ("s", "S: true next turns against random responses"))]
+    measured += [Measured(dataset=name, metric="spearman", value=r["rows"]["usl"]["spearman"], dataset_name=name)
+                 for name, r in results.items()]
+    return CardContent(card_body(report, config, results), measured)

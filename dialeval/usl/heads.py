@@ -1,0 +1,84 @@
+"""U's and S's classifiers over the frozen features (:mod:`dialeval.usl.features`), and the bundled folder.
+
+Each head is ``Linear(d, hidden) -> ReLU -> Dropout(0.2) -> Linear(hidden, 2)`` (``hidden=0``: the
+paper's single linear layer after its dropout); the score is the softmax probability of class 1
+(valid / the true next utterance), as the authors' ``predict``. The folder holds ``heads.safetensors``
+(``u.*`` and ``s.*``) and ``config.json`` (encoder, feature size, each head's hidden size, L's LM and quartiles).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+CONFIG_FILE = "config.json"
+WEIGHTS_FILE = "heads.safetensors"
+DROPOUT = 0.2  # the authors' default
+PARTS = ("u", "s")
+DEFAULT_MODEL = "dialeval/usl-dailydialog"
+BUILD = "python training/usl.py --threads 1"  # the bundled default folder
+
+
+def head(dim: int, hidden: int):
+    """A fresh classifier head (see the module docstring)."""
+    import torch
+
+    if hidden <= 0:
+        return torch.nn.Sequential(torch.nn.Dropout(DROPOUT), torch.nn.Linear(dim, 2))
+    return torch.nn.Sequential(torch.nn.Linear(dim, hidden), torch.nn.ReLU(), torch.nn.Dropout(DROPOUT),
+                               torch.nn.Linear(hidden, 2))
+
+
+def valid_probability(module, features) -> list[float]:
+    """``softmax(head(features))[:, 1]`` in eval mode (a numpy array of features in, floats out)."""
+    import torch
+
+    module.eval()
+    with torch.no_grad():
+        logits = module(torch.as_tensor(features, dtype=torch.float32))
+        return torch.softmax(logits, -1)[:, 1].tolist()
+
+
+def resolve_folder(model: str | os.PathLike) -> Path:
+    """A USL folder: a directory holding ``config.json``, or ``dialeval/<name>`` bundled under ``hub/``;
+    ``FileNotFoundError`` naming the command that builds the default."""
+    from dialeval.models.hub import bundled_dir
+
+    if not isinstance(model, (str, os.PathLike)) or not str(model).strip():
+        raise ValueError(f"model must be a folder or 'dialeval/<name>', got {model!r}")
+    path = Path(model).expanduser()
+    if (path / CONFIG_FILE).is_file():
+        return path
+    bundled = bundled_dir(str(model))
+    if bundled is not None and (bundled / CONFIG_FILE).is_file():
+        return bundled
+    raise FileNotFoundError(f"USL model {str(model)!r}: no {CONFIG_FILE} there and no bundled hub/ folder of that "
+                            f"name; build the default with `{BUILD}` (see training/README.md)")
+
+
+def save_folder(folder: str | os.PathLike, heads: dict[str, Any], config: dict[str, Any]) -> None:
+    """The heads (``{"u": module, "s": module}``) and ``config`` into ``folder``."""
+    from safetensors.torch import save_file
+
+    folder = Path(folder)
+    folder.mkdir(parents=True, exist_ok=True)
+    weights = {f"{part}.{k}": v.detach().cpu().contiguous() for part in PARTS for k, v in heads[part].state_dict().items()}
+    save_file(weights, str(folder / WEIGHTS_FILE))
+    (folder / CONFIG_FILE).write_text(json.dumps(config, indent=1) + "\n")
+
+
+def load_folder(folder: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``(heads, config)`` saved in ``folder`` (heads in eval mode)."""
+    from safetensors.torch import load_file
+
+    folder = Path(folder)
+    config = json.loads((folder / CONFIG_FILE).read_text())
+    weights = load_file(str(folder / WEIGHTS_FILE))
+    heads = {}
+    for part in PARTS:
+        module = head(int(config["dim"]), int(config[f"hidden_{part}"]))
+        module.load_state_dict({k[len(part) + 1:]: v for k, v in weights.items() if k.startswith(part + ".")})
+        heads[part] = module.eval()
+    return heads, config

@@ -1,0 +1,28 @@
+"""How USL-H scores generic items (context, response).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+from dialeval.core.results import ItemScores, split_result
+
+# The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
+# rule against float32: none measured yet, so auto is float32.
+AUTO_PRECISIONS: tuple[str, ...] = ()
+
+
+def run_usl(items: Sequence[dict], model: str | None = None, hierarchy: str | None = None,
+            device: str | None = None, precision: str | None = None) -> ItemScores:
+    """USL-H (Phy et al. 2020, :mod:`dialeval.usl.scorer`) of each item's ``response`` given its
+    ``context``; ``hierarchy`` ``"H"`` (default, the paper) or ``"HS"`` (the authors' scorer);
+    ``precision``: the encoder's forward (``None`` is float32, ``"auto"`` chooses among :data:`AUTO_PRECISIONS`)."""
+    from dialeval.core.precision import runner_precision
+    from dialeval.usl.formula import DEFAULT_HIERARCHY
+    from dialeval.usl.heads import DEFAULT_MODEL
+    from dialeval.usl.scorer import cached_scorer
+
+    precision = runner_precision(precision, device, AUTO_PRECISIONS)
+    scorer = cached_scorer(model or DEFAULT_MODEL, device, precision)
+    return split_result(scorer.score([it["context"] for it in items], [it["response"] for it in items],
+                                     hierarchy or DEFAULT_HIERARCHY))

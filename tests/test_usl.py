@@ -1,0 +1,168 @@
+"""USL-H (dialeval.usl): the combination and L's normalisation by hand, the perturbations of U with
+scripted random draws, input checks, the degenerate policy and a tiny training run end to end."""
+
+from __future__ import annotations
+
+import json
+import random
+
+import pytest
+
+from dialeval.usl import perturb
+from dialeval.usl.formula import normalise_nll, quartiles, usl_h
+from float_noise import ROUNDING
+
+
+class Scripted(random.Random):
+    """A random source that returns the given draws of ``random()`` in order."""
+
+    def __init__(self, draws):
+        super().__init__(0)
+        self.draws = list(draws)
+
+    def random(self):
+        return self.draws.pop(0)
+
+
+def test_usl_h_and_the_authors_hs_by_hand():
+    # H: 0.33*0.8 + 0.33*0.8*0.5 + 0.34*0.8*0.5*0.25 = 0.264 + 0.132 + 0.034
+    assert usl_h(0.8, 0.5, 0.25) == pytest.approx(0.43, rel=1e-12)
+    # HS: 0.33*0.8 + 0.33*0.5 + 0.34*0.5*0.25 = 0.264 + 0.165 + 0.0425
+    assert usl_h(0.8, 0.5, 0.25, "HS") == pytest.approx(0.4715, rel=1e-12)
+    # the hierarchy: an unintelligible response (U = 0) scores 0 under H whatever S and L say
+    assert usl_h(0.0, 1.0, 1.0) == 0.0 and usl_h(1.0, 1.0, 1.0) == pytest.approx(1.0, rel=1e-12)
+    with pytest.raises(ValueError, match="hierarchy"):
+        usl_h(0.5, 0.5, 0.5, "A")
+
+
+def test_l_is_the_nll_clipped_to_its_quartiles_and_scaled():
+    assert normalise_nll(30.0, 20.0, 60.0) == pytest.approx(0.25, rel=1e-12)
+    assert normalise_nll(5.0, 20.0, 60.0) == 0.0 and normalise_nll(99.0, 20.0, 60.0) == 1.0
+    with pytest.raises(ValueError, match="low < high"):
+        normalise_nll(1.0, 3.0, 3.0)
+    # numpy's linear interpolation: positions 0.25 * 4 = 1 and 0.75 * 4 = 3 of the sorted values
+    assert quartiles([5.0, 1.0, 2.0, 4.0, 3.0]) == (2.0, 4.0)
+
+
+def test_word_drop_uses_one_threshold_and_keeps_the_order():
+    # threshold 0.6 / 2 = 0.3; draws 0.1 (drop a), 0.5 (keep b), 0.2 (drop c), 0.9 (keep d)
+    assert perturb.drop(list("abcd"), Scripted([0.6, 0.1, 0.5, 0.2, 0.9])) == ["b", "d"]
+    # all kept (threshold 0.1), then all dropped (0.45), are both redrawn; then 0.4: keep a, drop b
+    draws = [0.2, 0.5, 0.5, 0.9, 0.0, 0.0, 0.8, 0.9, 0.1]
+    assert perturb.drop(list("ab"), Scripted(draws)) == ["a"]
+    with pytest.raises(ValueError, match="at least 2"):
+        perturb.drop(["a"], Scripted([]))
+
+
+def test_word_repeat_appends_the_last_words_with_the_authors_probabilities():
+    # after a: 0.5 (no); after b: 0.05 < 0.1, width draw 0.8 -> 2 of (0.75, 1), times draw 0.9 -> 2 of
+    # (0.8, 0.95, 1): "a b" twice more; after c: 0.5 (no)
+    assert perturb.repeat(list("abc"), Scripted([0.5, 0.05, 0.8, 0.9, 0.5])) == list("abababc")
+    # nothing repeated the first time: redrawn
+    assert perturb.repeat(["x"], Scripted([0.5, 0.0, 0.1, 0.1])) == ["x", "x"]
+
+
+def test_reorder_is_a_permutation_and_negatives_need_three_tokens():
+    rng = random.Random(3)
+    tokens = "I really do not like the burger at all".split()
+    assert sorted(perturb.reorder(tokens, rng)) == sorted(tokens)
+    assert perturb.negative("Hi there", rng) is None  # 2 tokens: no negative
+    # kinds by the cumulative (0.3, 0.6, 1.0): draws 0.29 / 0.59 / 0.61
+    assert perturb.NEGATIVE_KINDS[perturb.pick(perturb.NEGATIVE_CUMULATIVE, Scripted([0.29]))] == "reorder"
+    assert perturb.NEGATIVE_KINDS[perturb.pick(perturb.NEGATIVE_CUMULATIVE, Scripted([0.59]))] == "drop"
+    assert perturb.NEGATIVE_KINDS[perturb.pick(perturb.NEGATIVE_CUMULATIVE, Scripted([0.61]))] == "repeat"
+
+
+def test_positive_corruptions_keep_the_response_valid():
+    tokens = perturb.tokens_of("I don't think the cat's hungry .")
+    assert tokens == ["I", "do", "n't", "think", "the", "cat", "'s", "hungry", "."]
+    assert perturb.no_final_punctuation(tokens, None) == tokens[:-1]
+    assert perturb.no_final_punctuation(["hi"], None) == ["hi"]
+    assert perturb.no_articles(tokens, None) == ["I", "do", "think", "cat", "hungry", "."]
+    assert perturb.simplify(perturb.tokens_of("The train leaves from the station at noon"), None) == [
+        "train", "leaves", "from", "station", "at", "noon"]
+    # draw 0.15 -> "simplify" (0.1, 0.2, 0.3, 1); a simplification that leaves nothing keeps the text
+    assert perturb.positive("Hi !", Scripted([0.15])) == ("unchanged", "Hi !")
+    assert perturb.positive("Okay .", Scripted([0.05])) == ("no_final_punctuation", "Okay")
+    assert perturb.positive("Okay .", Scripted([0.5])) == ("unchanged", "Okay .")
+
+
+def test_training_examples_pair_each_response_with_its_negative():
+    from dialeval.usl.training import responses_of, s_examples, u_examples
+
+    dialogues = [["a b", "c d e", "f"], ["g h i j"]]
+    assert responses_of(dialogues) == [(["a b"], "c d e"), (["a b", "c d e"], "f")]
+    texts, labels, _ = u_examples(["one two three", "hi"], random.Random(0))
+    assert labels == [1, 0, 1]  # "hi" has no negative
+    contexts, responses, labels = s_examples([(["q"], "r")], ["x", "y"], random.Random(0))
+    assert contexts == [["q"], ["q"]] and responses[0] == "r" and responses[1] in ("x", "y") and labels == [1, 0]
+
+
+def test_inputs_are_checked_with_the_item_named():
+    from dialeval.usl.scorer import check_inputs
+
+    assert check_inputs(["Hi", ["a", "b"]], ["x", ""]) == ([["Hi"], ["a", "b"]], ["x", ""])
+    with pytest.raises(ValueError, match="contexts has 1 items but there are 2"):
+        check_inputs([["a"]], ["x", "y"])
+    with pytest.raises(ValueError, match=r"contexts\[1\]"):
+        check_inputs([["a"], [3]], ["x", "y"])
+    with pytest.raises(ValueError, match="responses"):
+        check_inputs([["a"]], [None])
+    with pytest.raises(ValueError, match="contexts must be a list"):
+        check_inputs("a", ["x"])
+
+
+def test_a_missing_model_names_the_command_that_builds_it(tmp_path):
+    from dialeval.usl.heads import resolve_folder
+
+    with pytest.raises(FileNotFoundError, match="python training/usl.py"):
+        resolve_folder(tmp_path / "nothing")
+
+
+@pytest.mark.slow
+def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkeypatch):
+    from training_scripts import script
+    from dialeval.usl.heads import load_folder, valid_probability
+    from dialeval.usl.scorer import USLScorer
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    out = script("usl").main(["--tiny", "--output", str(tmp_path / "model"), "--threads", "1"])
+    report = json.loads((out / "dialeval_training.json").read_text())
+    assert report["data"]["u_valid_texts"] > 30 and 0.0 <= report["u"]["accuracy"] <= 1.0
+    low, high = report["l"]["quartiles"]
+    assert 0 < low < high
+    chunks = sorted((tmp_path / "cache" / "usl").iterdir())
+    assert len(chunks) == 5  # U and S, train and validation, and the NLLs
+
+    scorer = USLScorer(out)
+    contexts = [["Do you like reading books?"], ["What time does the train leave?"], ["Can I help you?"]]
+    responses = ["Yes, mostly novels. I read one every week.", "", "can I help you ?"]
+    result = scorer.score(contexts, responses)
+    assert result["flags"] == [[], ["empty"], ["echo"]]
+    for name in ("usl", "usl_u", "usl_s", "usl_l"):
+        assert result[f"{name}_scores"][1:] == [0.0, 0.0]
+    u, s, l = (result[f"usl_{p}_scores"][0] for p in "usl")
+    assert result["usl_scores"][0] == pytest.approx(usl_h(u, s, l), abs=ROUNDING)
+    # U is the head's probability over the encoder's features of the response alone
+    heads, _ = load_folder(out)
+    assert u == pytest.approx(valid_probability(heads["u"], scorer.encoder.single(responses[:1]))[0], abs=ROUNDING)
+    # the NLL is clipped to the stored quartiles
+    nll = scorer.likelihood.nll(responses[:1])[0]
+    assert l == pytest.approx(min(max((nll - low) / (high - low), 0.0), 1.0), abs=1e-4)
+    assert "hierarchy:H" in result["signature"] and "enc:minilm-l6" in result["signature"]
+    assert scorer.score(contexts[:1], responses[:1], "HS")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "HS"), abs=ROUNDING)
+
+
+def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():
+    from dialeval.usl.benchmark import format_yeh
+    from dialeval.usl.spec import SPEC, YEH
+
+    row = {"spearman": 0.5, "spearman_p": 0.01, "pearson": 0.4, "pearson_p": 0.02, "kendall": 0.3, "kendall_p": 0.01, "n": 9}
+    text = format_yeh({"dataset": "fed-turn", "n": 9, "flagged": 0, "signature": "metric:usl|version:x",
+                       "rows": {p: row for p in ("usl", "usl_u", "usl_s", "usl_l")},
+                       "paper": {"source": "Yeh", "spearman": YEH["fed-turn"]}})
+    usl_line = next(line for line in text.splitlines() if line.split()[0] == "usl")
+    assert "0.500*" in usl_line and "0.189" in usl_line
+    assert set(YEH) == {"grade-convai2", "grade-dailydialog", "grade-empathetic", "holistic-coherence", "fed-turn",
+                        "fed-dialog"}
+    assert set(SPEC.benchmarks) == {f"usl-{name}" for name in YEH}

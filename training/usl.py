@@ -1,0 +1,72 @@
+"""Train USL-H's parts (Phy et al. 2020) on DailyDialog and write the hub-ready folder.
+
+U (valid utterance prediction) and S (next utterance prediction) are classifier heads over a frozen
+encoder's cached features (all-MiniLM-L6-v2 by default, ``--encoder mpnet-base`` for BERT-base size);
+L's normalisation is the quartiles of the LM's NLL of DailyDialog validation responses. Choices (each
+head's hidden size, its stopping epoch) read validation accuracy on DailyDialog's validation split,
+never a human rating. Features and NLLs are cached in chunks (``$DIALEVAL_CACHE/usl``): an interrupted
+run, or one stopped by ``--minutes``, goes on where it stopped with the same command. The recipe is
+:mod:`dialeval.usl.training`; this script parses the options and calls it.
+
+Examples::
+
+    python training/usl.py --threads 1                   # -> hub/usl-dailydialog (+ card); ~25 CPU minutes
+    python training/usl.py --card                        # rewrite the bundled folder's README.md
+    python training/usl.py --tiny --output OUT           # tests: 40 training dialogues
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from dialeval.core.training import prepare_run
+from dialeval.models.shipped import CHECKOUT_ROOT
+from dialeval.publish import write_model_card
+from dialeval.usl.features import ENCODERS, MINILM
+from dialeval.usl.likelihood import DEFAULT_LM
+from dialeval.usl.training import TimeUp, train
+
+BUNDLED = CHECKOUT_ROOT / "hub" / "usl-dailydialog"
+
+
+def main(argv: list[str] | None = None) -> Path:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--encoder", choices=sorted(ENCODERS), default=MINILM, help="the frozen encoder under U and S")
+    parser.add_argument("--lm", default=DEFAULT_LM, help="L's causal LM (a name, folder or dialeval/<name>)")
+    parser.add_argument("--u-responses", type=int, default=4000, help="training responses for U (each gives 2 texts)")
+    parser.add_argument("--s-pairs", type=int, default=4000, help="training (context, response) pairs for S (x2)")
+    parser.add_argument("--valid", type=int, default=600, help="validation responses and pairs for U and S")
+    parser.add_argument("--nll-responses", type=int, default=1000, help="validation responses for L's quartiles")
+    parser.add_argument("--output", type=Path, default=BUNDLED)
+    parser.add_argument("--card", action="store_true", help="only rewrite the bundled folder's model card")
+    # the heads' Adam and the run's budget (the shared loop's other options do not apply: features are cached
+    # in chunks, so the same command resumes, and the heads train in seconds)
+    parser.add_argument("--lr", type=float, default=1e-3)
+    parser.add_argument("--minutes", type=float, default=None, help="stop between cached chunks after this wall time")
+    parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--device", default=None, help="the encoder's and the LM's device (default CPU)")
+    parser.add_argument("--tiny", action="store_true", help="40 training dialogues (tests)")
+    args = parser.parse_args(argv)
+    if args.card:
+        print(write_model_card(BUNDLED))
+        return BUNDLED
+    if args.tiny:
+        args.u_responses, args.s_pairs, args.valid, args.nll_responses = 60, 60, 30, 30
+    output = prepare_run(args, args.output)
+    try:
+        report = train(args, output)
+    except TimeUp as paused:
+        print(paused, flush=True)
+        return output
+    print(f"saved {output}: U {report['u']['accuracy']:.4f}, S {report['s']['accuracy']:.4f} validation accuracy; "
+          f"L quartiles {report['l']['quartiles']}; {report['wall_minutes']} min", flush=True)
+    if output.resolve() == BUNDLED.resolve():
+        write_model_card(output)
+    return output
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)
