@@ -83,7 +83,8 @@ def test_the_release_stops_the_meteor_jvm():
 
 # Fake runners over a held fake model: the sub-scores each returns (those the combined metric reads included)
 SUBS = {"multiref": ("bleu2", "meteor", "rougeL", "greedy_matching", "embedding_average"),
-        "fed": ("turn_overall",), "grade": ("grade",), "ssrem": ("ssrem", "ssrem_f", "ssrem_g"), "full": ("full",)}
+        "fed": ("turn_overall",), "grade": ("grade",), "ssrem": ("ssrem", "ssrem_f", "ssrem_g"), "full": ("full",),
+        "usl": ("usl", "usl_u", "usl_s", "usl_l")}
 
 
 def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeypatch, capsys, tmp_path, own_loaders):
@@ -123,7 +124,7 @@ def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeyp
     assert first_call == {m: 1 for m in first_call}  # the metric before was released, "before" kept
     assert [m for m, _ in calls].count("fed") == 1 and [m for m, _ in calls].count("full") == 1
     assert held.held_count() == 1 and load("before") is not None and loads.count("before") == 1
-    assert list(out) == ["multiref", "fed", "holistic", "grade", "ssrem", "combined", "full"]  # the table's order
+    assert list(out) == ["multiref", "fed", "holistic", "grade", "ssrem", "combined", "full", "usl"]  # the table's order
     combined = out["combined"]
     assert len(combined["scores"]["combined"]) == 6 and "missing:" not in combined["signatures"][0]
     assert "fed=fake" in combined["signatures"][0] and "ssrem-f=fake" in combined["signatures"][0]

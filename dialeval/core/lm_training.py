@@ -19,11 +19,12 @@ import torch
 from dialeval.models import hub
 from dialeval.data import corpora
 from dialeval.core.lm import GEMMA_LM, LOCAL_BASES, LOCAL_LM, conversation_text, load_causal_lm
+from dialeval.core.lm_loading import QWEN_LM
 from dialeval.core.training import STATE_FILE, load_state, run_steps, save_checkpoint, wrap_lora
 
 PRESETS = ("dialogue", "dailydialog")
 # --base -> the prefix of the model folder a preset builds over it (smollm2-dialogue, gemma3-dialogue)
-BASE_PREFIXES = {LOCAL_LM: "smollm2", GEMMA_LM: "gemma3"}
+BASE_PREFIXES = {LOCAL_LM: "smollm2", GEMMA_LM: "gemma3", QWEN_LM: "qwen1.5b"}
 
 
 def model_name(preset: str, base: str) -> str:

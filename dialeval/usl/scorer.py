@@ -18,11 +18,11 @@ every sub-score (0).
 
 from __future__ import annotations
 
-import functools
 import os
 from typing import Any
 
 from dialeval.core.degenerate import apply_policy, reply_flags, scored_indices
+from dialeval.core.held import held
 from dialeval.core.options import check_choice, check_device
 from dialeval.core.precision import signature_precision
 from dialeval.core.results import make_signature, summarize
@@ -92,6 +92,6 @@ def check_inputs(contexts: Any, responses: Any) -> tuple[list[list[str]], list[s
     return check_contexts(contexts, len(responses)), responses
 
 
-@functools.lru_cache(maxsize=2)
+@held(maxsize=2)
 def cached_scorer(model: str, device: str | None, precision: str) -> USLScorer:
     return USLScorer(model, device, precision)
