@@ -25,6 +25,7 @@ from typing import Iterator, Sequence
 import numpy as np
 import torch
 
+from dialeval.core.chunk_cache import ChunksPaused, cached_chunks
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE, load_state, run_steps
 from dialeval.models.hub import HUB_ROOT
@@ -78,43 +79,27 @@ def default_output(negatives: str) -> Path:
 ENCODE_CHUNK = 8192  # texts per saved chunk of encode_cached (mpnet: 5.5 minutes of two threads, measured)
 
 
-class EncodingPaused(RuntimeError):
-    """The run's time ran out while encoding; the chunks done are cached and the next run goes on."""
+EncodingPaused = ChunksPaused  # the name training/ssrem.py catches
 
 
 def encode_cached(encoder, texts: list[str], what: str, deadline: float | None = None) -> np.ndarray:
     """``encoder.encode(texts)``, cached by encoder and content. Built in chunks of
-    :data:`ENCODE_CHUNK` texts, each saved when done (``<cache>.parts/``), so that an interrupted run
-    resumes at the first missing chunk (MiniLM takes an hour of one CPU over the chit-chat corpus,
-    mpnet several); :class:`EncodingPaused` when ``deadline`` (a ``time.time()``) has passed before
-    a missing chunk. The chunks are joined into one file when all are done."""
-    from tqdm.auto import tqdm
-
+    :data:`ENCODE_CHUNK` texts, each saved when done (``<cache>.parts/``,
+    :func:`dialeval.core.chunk_cache.cached_chunks`), so that an interrupted run resumes at the first
+    missing chunk (MiniLM takes an hour of one CPU over the chit-chat corpus, mpnet several);
+    :class:`EncodingPaused` when ``deadline`` (a ``time.time()``) has passed before a missing chunk.
+    The chunks are joined into one file when all are done."""
     key = hashlib.sha256("\n".join([encoder.name, what, *texts]).encode()).hexdigest()[:16]
     path = cache_dir() / "ssrem" / f"{encoder.name}-{what}-{key}.npy"
     if path.is_file():
         return np.load(path)
-    parts = path.with_suffix(".parts")
-    parts.mkdir(parents=True, exist_ok=True)
-    starts = range(0, len(texts), ENCODE_CHUNK)
-    names = [parts / f"{n:05d}.npy" for n in range(len(starts))]
-    done = sum(name.is_file() for name in names)
-    with tqdm(total=len(names), initial=done, disable=len(names) < 2, desc=f"{encoder.name} {what} chunks") as bar:
-        for start, name in zip(starts, names):
-            if name.is_file():
-                continue
-            if deadline is not None and time.time() > deadline:
-                raise EncodingPaused(f"time is up while encoding {what} with {encoder.name}: {done} of {len(names)} "
-                                     f"chunks of {ENCODE_CHUNK} texts cached in {parts}; run the same command again "
-                                     "to go on")
-            partial = name.with_suffix(".partial.npy")
-            np.save(partial, encoder.encode(texts[start:start + ENCODE_CHUNK], progress=len(names) == 1 and len(texts) > 1000))
-            partial.replace(name)
-            done += 1
-            bar.update(1)
+    single = len(texts) <= ENCODE_CHUNK
+    names = cached_chunks(path.with_suffix(".parts"), texts,
+                          lambda chunk: encoder.encode(list(chunk), progress=single and len(texts) > 1000),
+                          ENCODE_CHUNK, deadline, f"{encoder.name} {what}")
     vectors = np.concatenate([np.load(name) for name in names]) if names else np.zeros((0, encoder.dim), np.float32)
     np.save(path, vectors)
-    shutil.rmtree(parts)
+    shutil.rmtree(path.with_suffix(".parts"))
     return vectors
 
 

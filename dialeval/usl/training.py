@@ -29,7 +29,7 @@ from typing import Callable, Sequence
 import numpy as np
 import torch
 
-from dialeval.core.progress import Progress
+from dialeval.core.chunk_cache import ChunksPaused, cached_chunks
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE
 from dialeval.data.corpora import dailydialog
@@ -46,8 +46,7 @@ EPOCHS = 30
 BATCH = 64
 
 
-class TimeUp(RuntimeError):
-    """``--minutes`` ran out; the cached chunks stay and the same command goes on."""
+TimeUp = ChunksPaused  # ``--minutes`` ran out; the cached chunks stay and the same command goes on
 
 
 def responses_of(dialogues: list[list[str]]) -> list[tuple[list[str], str]]:
@@ -81,23 +80,10 @@ def s_examples(pairs: Sequence[tuple[list[str], str]], pool: Sequence[str], rng:
 
 def cached(name: str, rows: Sequence, compute: Callable[[Sequence], np.ndarray], deadline: float | None) -> np.ndarray:
     """``compute(rows)`` in chunks of :data:`CHUNK`, each saved under ``$DIALEVAL_CACHE/usl/<name>-<hash>/``
-    when done and reused by the next run; :class:`TimeUp` when ``deadline`` passes before a missing chunk."""
+    when done and reused by the next run (:func:`dialeval.core.chunk_cache.cached_chunks`); :class:`TimeUp`
+    when ``deadline`` passes before a missing chunk."""
     key = hashlib.sha256(json.dumps([name, list(rows)]).encode()).hexdigest()[:16]
-    folder = cache_dir() / "usl" / f"{name}-{key}"
-    folder.mkdir(parents=True, exist_ok=True)
-    starts = range(0, len(rows), CHUNK)
-    parts = [folder / f"{n:05d}.npy" for n in range(len(starts))]
-    with Progress(len(parts), f"usl {name}", unit="chunk", initial=sum(p.is_file() for p in parts)) as bar:
-        for start, part in zip(starts, parts):
-            if part.is_file():
-                continue
-            if deadline is not None and time.time() > deadline:
-                raise TimeUp(f"time is up while computing {name}: chunks so far are cached in {folder}; "
-                             "run the same command again to go on")
-            partial = part.with_suffix(".partial.npy")
-            np.save(partial, compute(rows[start:start + CHUNK]))
-            partial.replace(part)
-            bar.update(1)
+    parts = cached_chunks(cache_dir() / "usl" / f"{name}-{key}", rows, compute, CHUNK, deadline, f"usl {name}")
     return np.concatenate([np.load(p) for p in parts])
 
 
