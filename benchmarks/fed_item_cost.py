@@ -6,10 +6,10 @@ warm-up that is not timed; the row gives the wall seconds and the process CPU se
 the ratio to the first model's, so a loaded machine slows both sides alike. The models are measured
 one after the other and each is freed before the next loads (a 1.5B model is 7.1 GB in float32).
 
-int8 is the ``precision="int8"`` option's quantisation
-(:func:`dialeval.core.precision.apply_precision`: dynamic int8 ``nn.Linear``), applied here in
-place on the loaded model: the option quantises a copy, which for the 1.5B base would hold two
-float32 models (14 GB) at once on a machine shared with other work. The arithmetic is the same.
+int8 is the ``precision="int8"`` option (:func:`dialeval.core.precision.apply_precision`: per-row
+dynamic int8 ``nn.Linear``, in place, so the 1.5B base is held once). ``fed-item-cost-qwen-int8.json``
+was measured before the option quantised per row and in place, with one scale per tensor applied
+here in place, so its signature does not name int8.
 
 Items: the first ``--n`` DailyDialog test items of ``benchmarks/throughput.py`` (a dialogue cut at a
 seeded random turn, up to 6 context turns). Beside the rows, an estimate of each model's time on the
@@ -23,8 +23,7 @@ dialogues) the estimate is an upper bound.
 
 The table is saved after each row, so a run stopped by the machine keeps what it measured (the
 1.5B model's int8 step, beside the other engineers' processes, was twice killed by the
-out-of-memory killer at 9.8 GB; it needs ~11 GB). An int8 row's signature does not name int8
-(the model is quantised before the scorer sees it).
+out-of-memory killer at 9.8 GB; it needs ~11 GB).
 """
 
 from __future__ import annotations
@@ -34,7 +33,6 @@ import gc
 import json
 import sys
 import time
-import warnings
 from pathlib import Path
 
 import torch
@@ -48,14 +46,6 @@ from dialeval.fed.scorer import FEDScorer  # noqa: E402
 from throughput import items  # noqa: E402
 
 
-def quantize_in_place(model: torch.nn.Module) -> torch.nn.Module:
-    """``model`` with its ``nn.Linear`` layers dynamically quantised to int8, as the ``int8`` precision
-    does, without the copy (``inplace=True``)."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8, inplace=True)
-
-
 def fed_tokens(tokenizer, conversations: list[list[str]]) -> int:
     """Tokens of ``conversations`` in FED's text (eos-joined turns)."""
     return sum(len(tokenizer(conversation_text(turns, tokenizer.eos_token), add_special_tokens=False)["input_ids"])
@@ -65,9 +55,7 @@ def fed_tokens(tokenizer, conversations: list[list[str]]) -> int:
 def measure(name: str, precision: str, conversations: list[list[str]], fed_sets: dict[str, list[list[str]]]) -> dict:
     """One model's seconds per item (wall and CPU) on ``conversations`` and its FED-set estimate."""
     model, tokenizer = load_causal_lm(name)
-    if precision == "int8":
-        model = quantize_in_place(model)
-    scorer = FEDScorer((model, tokenizer))
+    scorer = FEDScorer((model, tokenizer), precision=precision)
     scorer.score(conversations[:1], progress=False)  # warm-up, not timed
     wall, cpu = time.perf_counter(), time.process_time()
     result = scorer.score(conversations, progress=False)
