@@ -91,6 +91,8 @@ U per kind: {kinds_text(report['u']['by_kind'])}.
 
 ## Correlation with human judgment (shared sets; Yeh et al. 2021's USL-H, BERT-base, beside)
 
+Each row from `benchmarks/results/usl-<set>.json` (`dialeval benchmark --metric usl --dataset usl-<set>`).
+
 {yeh_rows(results)}
 
 ## Limitations
