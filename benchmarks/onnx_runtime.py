@@ -25,11 +25,13 @@ the model's forward differs):
   column or per tensor; activations rounded to uint8 per tensor at run time), the tied LM head (a
   ``Gemm``) and the embedding stay float32; ``ort-int8-no-mlp``: the same per column with the MLPs'
   MatMuls excluded. Their weights are uint8 (U8U8 products): with signed weights
-  (``ort-int8-s8-channel``, ORT's default) an AVX2 CPU multiplies with ``vpmaddubsw``, whose int16
-  pair sums saturate (ORT's quantisation docs say so), and the logits move by more than their own
-  size;
+  (``ort-int8-s8-channel``, ORT's default) the logits moved by up to 119 (the largest is 116) against
+  15 with uint8 weights, the same rounding otherwise: on AVX2 the U8S8 products go through
+  ``vpmaddubsw``, whose int16 pair sums saturate;
 * ``ort-float16``: the graph converted to float16 (``onnxruntime.transformers.float16``, float32
-  inputs and outputs), if the CPU execution provider runs it at all.
+  inputs and outputs). ORT's CPU provider has no float16 MatMul here: it runs the graph in float32
+  behind the casts it inserts, so the weights and the activations between nodes are rounded to
+  float16 at float32's speed.
 
 Everything runs in one process on one thread (``torch.set_num_threads``, ORT's
 ``intra_op_num_threads=1``). First each variant's logits are checked against torch float32 on a few
@@ -246,11 +248,17 @@ def markdown(result: dict[str, Any]) -> str:
         worst = min(row["fidelity"].items(), key=lambda kv: kv[1]["spearman"])[0]
         met = v != BASELINE and row["speed_vs_float32"] >= SPEED_GOAL and row["min_spearman"] >= SPEARMAN_RULE
         logit = f"{row['max_abs_logit_diff']:.3g}" if "max_abs_logit_diff" in row else "-"
-        lines.append(f"| {v} | {row['items_per_s']:.3f} | {row['speed_vs_float32']:.2f}x | {row['cpu_speed_vs_float32']:.2f}x | {row['min_spearman']:.4f} "
+        cpu = f"{row['cpu_speed_vs_float32']:.2f}x" if "cpu_speed_vs_float32" in row else "-"  # not measured before
+        lines.append(f"| {v} | {row['items_per_s']:.3f} | {row['speed_vs_float32']:.2f}x | {cpu} | {row['min_spearman']:.4f} "
                      f"({worst}) | {row['max_abs_diff']:.3g} | {logit} | {'-' if v == BASELINE else 'met' if met else 'no'} |")
     for v, why in result["skipped"].items():
         lines.append(f"| {v} | skipped: {why[:160]} | | | | | | |")
-    lines += ["", f"Peak resident memory of the process (every variant held at once): {result['peak_rss_gb']} GB.",
+    lines += ["", "`torch-float32` is FED as it runs (key/value cache, follow-ups packed after each context); every other "
+              "row runs FED's grouped layout (context and follow-ups as a token trie in rows of 512 under a block mask), "
+              "which `torch-float32-grouped` measures in torch alone. `ort-float16` runs in float32 behind the casts ORT "
+              "inserts (no float16 MatMul on this CPU); the int8 rows are dynamic int8 with uint8 weights "
+              "(`benchmarks/onnx_runtime.py`'s docstring).", "",
+              f"Peak resident memory of the process (every variant held at once): {result['peak_rss_gb']} GB.",
               "Per sub-score numbers: the `.json` beside this file."]
     return "\n".join(lines) + "\n"
 

@@ -39,8 +39,12 @@
   fbgemm multiplies int8 with AVX2's ``vpmaddubsw`` (at best twice float32's products), and FED's
   time also goes to what stays float32 (attention, norms, the log-softmax over 262,144 tokens) and to
   quantising the activations; bfloat16 is emulated (0.18x); in fidelity, as above, even bfloat16 fails.
-  ONNX Runtime's int8 (not installed here) was not tried: its kernels face the same AVX2 limit and the
-  same activation rounding;
+  ONNX Runtime (``benchmarks/onnx_runtime.py``, not a dependency) does not reach it either: on the 64
+  items its dynamic int8 without the MLPs runs at 2.07x torch float32 with a per-item Spearman of 0.92
+  (every MatMul: 2.15x at 0.34 on 16), its float16 at 1.73x with 0.9998 (ORT has no float16 kernels
+  on this CPU and runs it in float32 behind inserted casts), and its float32, exact (largest
+  difference 4e-5), at 1.74x, of which FED's grouped layout alone is 1.36x in torch
+  (``benchmarks/results/onnx-runtime.md``);
 * ``"auto"``: the fastest precision that the hardware runs natively (:func:`native_precisions`)
   among those the metric declares as passing the fidelity rule (``AUTO_PRECISIONS`` in its runner,
   ``MetricSpec.auto_precisions``: per-item Spearman >= 0.999 against float32 and no grid cell moved
