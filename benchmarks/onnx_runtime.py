@@ -45,8 +45,9 @@ Spearman and largest absolute difference (``benchmarks/precision.py``'s ``fideli
     OMP_NUM_THREADS=1 python benchmarks/onnx_runtime.py --items 64 --out benchmarks/results/onnx-runtime
 
 The exported and quantised graphs are kept under ``--cache`` (default
-``~/.cache/dialeval/onnx/<model weights id>``; the export takes about 2 CPU minutes). Needs
-``pip install onnxruntime onnx onnxscript`` (not dialeval dependencies).
+``~/.cache/dialeval/onnx/<model weights id>``; the export takes about 2 CPU minutes). Needs the
+``onnx`` extra, ``pip install -e ".[onnx]"`` (onnxruntime, onnx, onnxscript; not dialeval dependencies,
+``install.sh`` leaves them out).
 """
 
 from __future__ import annotations
