@@ -42,6 +42,18 @@ def yeh_rows(results: dict[str, dict]) -> str:
     return "\n".join(rows)
 
 
+def s_input_text(config: dict) -> str:
+    """The departure of S's input (``config["s_input"]``, the pair when absent)."""
+    if config.get("s_input", "pair") == "pair":
+        return ("- **S's input**: the context (its last 64 tokens) and the response (its first 32) read together, "
+                "as the paper's `[CLS] c [SEP] r [SEP]`.")
+    return ("- **S's input**: the context (its last 64 tokens) and the response (its first 32) encoded apart, the head "
+            "reading `[c; r; c*r; |c-r|]` of their features (a siamese classifier) instead of the pair read together "
+            "(the paper's `[CLS] c [SEP] r [SEP]` through a fine-tuned BERT): a frozen sentence encoder compares two "
+            "texts' features better than it pools a pair it was never trained on (validation accuracy below). "
+            "The response's features are U's, so S costs one context encoding more.")
+
+
 def card_body(report: dict, config: dict, results: dict[str, dict]) -> str:
     args, data = report["args"], report["data"]
     encoder = ENCODER_NAMES.get(config["encoder"], config["encoder"])
@@ -64,6 +76,7 @@ its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies 
   heads learn, over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
   over cached features. Each head's hidden size (0, the paper's linear layer, or 256) and stopping epoch were
   chosen by accuracy on DailyDialog's validation split.
+{s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
   NLL of the response alone under `{config['lm']}` (SmolLM2-135M-Instruct LoRA-tuned on DailyDialog, the
   corpus of the paper's MLM) instead of BERT's pseudo-log-likelihood; normalised as the authors do: clipped
@@ -73,9 +86,13 @@ its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies 
   repeat 0.4; positives: unchanged 0.7, no final punctuation, simplified to nouns/verbs/prepositions,
   articles and clitics removed, 0.1 each) over Penn-style word tokens instead of BERT word pieces; every
   training response gives its positive and its negative (the authors draw one of the two).
-- **Size**: {data['u_train_texts']:,} U texts from {args['u_responses']} training responses and
-  {data['s_train_pairs']:,} S pairs from {args['s_pairs']} training contexts (half true, half a random
-  training response), not the whole corpus (shared CPU).
+- **Size**: {data['u_train_texts']:,} U texts from {int(args['u_responses']):,} training responses and
+  {data['s_train_pairs']:,} S rows from {int(args['s_pairs']):,} training contexts (half the true next turn, half
+  the next turn of another sampled context: the authors draw from all training responses), of DailyDialog's
+  {data['train_pool']:,} distinct training responses (shared CPU: each distinct text encoded once,
+  {data.get('encoded_texts', 0):,} texts and {data.get('encoded_contexts', 0):,} contexts).
+
+How each choice was made (validation accuracy only): `benchmarks/results/usl-choices.md`.
 
 ## Training
 
