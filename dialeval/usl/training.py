@@ -36,6 +36,7 @@ import numpy as np
 import torch
 
 from dialeval.core.chunk_cache import ChunksPaused, cached_chunks
+from dialeval.core.progress import Progress
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE
 from dialeval.data.corpora import dailydialog
@@ -115,18 +116,20 @@ def fit_head(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray, hidde
     xvt, yvt = torch.from_numpy(xv), torch.from_numpy(yv).long()
     generator = torch.Generator().manual_seed(seed)
     best, best_state, curve = -1.0, None, []
-    for _ in range(EPOCHS):
-        module.train()
-        for idx in torch.randperm(len(xt), generator=generator).split(BATCH):
-            optimiser.zero_grad()
-            torch.nn.functional.cross_entropy(module(xt[idx]), yt[idx]).backward()
-            optimiser.step()
-        module.eval()
-        with torch.no_grad():
-            accuracy = float((module(xvt).argmax(-1) == yvt).float().mean())
-        curve.append(round(accuracy, 4))
-        if accuracy > best:
-            best, best_state = accuracy, {k: v.clone() for k, v in module.state_dict().items()}
+    with Progress(EPOCHS, f"usl head (hidden {hidden})", unit="epoch") as bar:  # shown once it has taken 10 s
+        for _ in range(EPOCHS):
+            module.train()
+            for idx in torch.randperm(len(xt), generator=generator).split(BATCH):
+                optimiser.zero_grad()
+                torch.nn.functional.cross_entropy(module(xt[idx]), yt[idx]).backward()
+                optimiser.step()
+            module.eval()
+            with torch.no_grad():
+                accuracy = float((module(xvt).argmax(-1) == yvt).float().mean())
+            curve.append(round(accuracy, 4))
+            if accuracy > best:
+                best, best_state = accuracy, {k: v.clone() for k, v in module.state_dict().items()}
+            bar.update(1)
     module.load_state_dict(best_state)
     return module.eval(), curve
 
