@@ -137,8 +137,10 @@ Yeh et al.'s numbers, for the authors' BERT-base weights, are the comparable one
 English, DailyDialog-style chit-chat; the encoder is smaller than the paper's BERT-base and frozen; L is a
 causal LM's likelihood, not a masked LM's. On the behavioural suite (`benchmarks/results/usl-behaviour-50.md`,
 `dialeval behaviour --metric usl --n 50`) echoes and word salads score below the real reply, but generic
-replies and another dialogue's reply do not often enough (the suite's 0.90), and lowercasing the reply moves
-the score by more than half a standard deviation. Scores are comparable only under one signature.
+replies and another dialogue's reply do not often enough (the suite's 0.90), and its lowercase control moves
+the score by more than half a standard deviation: the control also strips the reply's punctuation, which U
+reads as a corruption (the encoder is uncased, so case alone moves neither U nor S). Scores are comparable
+only under one signature.
 """
 
 
