@@ -58,8 +58,8 @@ PINNED = {
                              "other_reply": (5, 0), "lowercase": -0.1815, "paraphrase": -0.1990}},  # one-epoch adapter
     "combined": {"combined": {"echo_last": (10, 0), "echo_own": (10, 0), "salad": (10, 0), "generic": (7, 0),
                               "other_reply": (9, 0), "lowercase": -0.2866, "paraphrase": -0.6786}},  # with ssrem_f
-    "usl": {"usl": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (20, 0), "generic": (17, 0),
-                    "other_reply": (11, 0), "lowercase": -0.2475, "paraphrase": -0.2777}},  # hub/usl-dailydialog, 2026-11-28
+    "usl": {"usl": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (20, 0), "generic": (14, 0),
+                    "other_reply": (14, 0), "lowercase": -0.6891, "paraphrase": -0.4696}},  # retrained (dual S), 2026-11-28
 }
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from dialeval.usl import perturb
 from dialeval.usl.formula import normalise_nll, quartiles, usl_h
-from float_noise import ROUNDING
+from float_noise import ROUNDING, SUM
 
 
 class Scripted(random.Random):
@@ -94,8 +94,49 @@ def test_training_examples_pair_each_response_with_its_negative():
     assert responses_of(dialogues) == [(["a b"], "c d e"), (["a b", "c d e"], "f")]
     texts, labels, _ = u_examples(["one two three", "hi"], random.Random(0))
     assert labels == [1, 0, 1]  # "hi" has no negative
-    contexts, responses, labels = s_examples([(["q"], "r")], ["x", "y"], random.Random(0))
-    assert contexts == [["q"], ["q"]] and responses[0] == "r" and responses[1] in ("x", "y") and labels == [1, 0]
+    pairs = [(["q"], "r"), (["p"], "s")]
+    contexts, responses, labels = s_examples(pairs, random.Random(3))
+    draws = random.Random(3)
+    assert contexts == [["q"], ["q"], ["p"], ["p"]] and labels == [1, 0, 1, 0]
+    # each negative is the response of a uniformly drawn pair, one draw per pair
+    assert responses == ["r", pairs[draws.randrange(2)][1], "s", pairs[draws.randrange(2)][1]]
+
+
+def test_distinct_rows_index_back_to_the_rows():
+    from dialeval.usl.training import distinct_rows
+
+    rows = ["b", "a", "b", ["x", "y"], ["x", "y"], "c"]
+    table, index = distinct_rows(rows)
+    assert table == ["b", "a", ["x", "y"], "c"] and index.tolist() == [0, 1, 0, 2, 2, 3]
+
+
+def test_s_dual_input_by_hand():
+    import numpy as np
+
+    from dialeval.usl.features import dual, s_dim
+
+    c, r = np.array([[1.0, -2.0]], dtype=np.float32), np.array([[3.0, 0.5]], dtype=np.float32)
+    assert dual(c, r).tolist() == [[1.0, -2.0, 3.0, 0.5, 3.0, -1.0, 2.0, 2.5]]  # [c; r; c*r; |c-r|]
+    assert s_dim(384, "dual") == 1536 and s_dim(384, "pair") == 384
+    with pytest.raises(ValueError, match="s_input"):
+        s_dim(384, "cross")
+
+
+@pytest.mark.slow
+def test_length_batches_give_each_text_its_unbatched_features():
+    """The encoder's length batches (padding inside a batch) against one text at a time, in input order."""
+    import numpy as np
+
+    from dialeval.usl.features import FrozenEncoder
+
+    texts = ["Sure.", "I would love to, but I have to work late on Friday night, sorry.", "No way!",
+             "What time does the train leave for London tomorrow?"]
+    contexts = [["Hi there."], ["Can you come to the party on Friday?", "It starts at eight."]]
+    batched, alone = FrozenEncoder(batch_size=8), FrozenEncoder(batch_size=1)
+    assert np.allclose(batched.single(texts, progress=False), alone.single(texts, progress=False), rtol=SUM, atol=SUM)
+    assert np.allclose(batched.contexts(contexts, progress=False), alone.contexts(contexts, progress=False),
+                       rtol=SUM, atol=SUM)
+    assert batched.single([], progress=False).shape == (0, batched.dim)
 
 
 def test_inputs_are_checked_with_the_item_named():
@@ -122,6 +163,7 @@ def test_a_missing_model_names_the_command_that_builds_it(tmp_path):
 @pytest.mark.slow
 def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkeypatch):
     from training_scripts import script
+    from dialeval.usl.features import dual
     from dialeval.usl.heads import load_folder, valid_probability
     from dialeval.usl.scorer import USLScorer
 
@@ -132,7 +174,9 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     low, high = report["l"]["quartiles"]
     assert 0 < low < high
     chunks = sorted((tmp_path / "cache" / "usl").iterdir())
-    assert len(chunks) == 5  # U and S, train and validation, and the NLLs
+    assert len(chunks) == 3  # the distinct texts (U's and S's responses), S's contexts, the NLLs
+    assert report["data"]["encoded_texts"] < report["data"]["u_train_texts"] + report["data"]["u_valid_texts"] \
+        + report["data"]["s_train_pairs"] + report["data"]["s_valid_pairs"]  # each distinct text once
 
     scorer = USLScorer(out)
     contexts = [["Do you like reading books?"], ["What time does the train leave?"], ["Can I help you?"]]
@@ -145,7 +189,11 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     assert result["usl_scores"][0] == pytest.approx(usl_h(u, s, l), abs=ROUNDING)
     # U is the head's probability over the encoder's features of the response alone
     heads, _ = load_folder(out)
-    assert u == pytest.approx(valid_probability(heads["u"], scorer.encoder.single(responses[:1]))[0], abs=ROUNDING)
+    single = scorer.encoder.single(responses[:1])
+    assert u == pytest.approx(valid_probability(heads["u"], single)[0], abs=ROUNDING)
+    # S is the head's probability over [c; r; c*r; |c-r|] of the context's and the response's features
+    assert s == pytest.approx(valid_probability(heads["s"], dual(scorer.encoder.contexts(contexts[:1]), single))[0],
+                              abs=ROUNDING)
     # the NLL is clipped to the stored quartiles
     nll = scorer.likelihood.nll(responses[:1])[0]
     assert l == pytest.approx(min(max((nll - low) / (high - low), 0.0), 1.0), abs=1e-4)

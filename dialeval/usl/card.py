@@ -17,6 +17,7 @@ from dialeval.usl.heads import BUILD as BUILD_COMMAND
 
 RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"
 REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)
+COST_FILE = "usl-cost-1thread.json"
 ENCODER_NAMES = {"minilm-l6": "all-MiniLM-L6-v2 (6 layers, 384 dims)", "mpnet-base": "all-mpnet-base-v2 (BERT-base size)"}
 
 
@@ -42,6 +43,30 @@ def yeh_rows(results: dict[str, dict]) -> str:
     return "\n".join(rows)
 
 
+def cost_text() -> str:
+    """The scoring cost per item on one CPU thread, from ``benchmarks/results/usl-cost-1thread.json``
+    (``benchmarks/grid_cost.py --jobs usl``: the sets' seconds per item weighted by their sizes)."""
+    path = RESULTS / COST_FILE
+    if not path.is_file():
+        return "Scoring cost: not measured."
+    sets = [s for s in json.loads(path.read_text())["jobs"]["usl"]["sets"].values() if "seconds_per_item" in s]
+    per_item = sum(s["full_set_seconds"] for s in sets) / sum(s["set_size"] for s in sets)
+    return (f"Scoring cost: {per_item:.3f} s per item on one shared CPU thread, the encoder and L's LM loaded "
+            f"(`benchmarks/results/{COST_FILE}`, `python benchmarks/grid_cost.py --jobs usl --n 10 --threads 1`).")
+
+
+def s_input_text(config: dict) -> str:
+    """The departure of S's input (``config["s_input"]``, the pair when absent)."""
+    if config.get("s_input", "pair") == "pair":
+        return ("- **S's input**: the context (its last 64 tokens) and the response (its first 32) read together, "
+                "as the paper's `[CLS] c [SEP] r [SEP]`.")
+    return ("- **S's input**: the context (its last 64 tokens) and the response (its first 32) encoded apart, the head "
+            "reading `[c; r; c*r; |c-r|]` of their features (a siamese classifier) instead of the pair read together "
+            "(the paper's `[CLS] c [SEP] r [SEP]` through a fine-tuned BERT): a frozen sentence encoder compares two "
+            "texts' features better than it pools a pair it was never trained on (validation accuracy below). "
+            "The response's features are U's, so S costs one context encoding more.")
+
+
 def card_body(report: dict, config: dict, results: dict[str, dict]) -> str:
     args, data = report["args"], report["data"]
     encoder = ENCODER_NAMES.get(config["encoder"], config["encoder"])
@@ -55,15 +80,18 @@ Open-Domain Dialogue Systems*, COLING), trained on DailyDialog alone, the defaul
 combined hierarchically: `USL-H = 0.33*U + 0.33*U*S + 0.34*U*S*L` (the paper and the authors' README;
 `hierarchy="HS"` gives `0.33*U + 0.33*S + 0.34*S*L`, what the authors' scorer reports as USL-HS).
 
-Files: `heads.safetensors` (the U and S classifier heads), `config.json` (encoder, head sizes, L's LM and
-its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
+Files: `heads.safetensors` (the U and S classifier heads), `config.json` (encoder, S's input, head sizes, L's
+LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
 
 ## Departures from the paper (named, none reads a human rating)
 
 - **Encoder**: the paper fine-tunes BERT-base under U and S; here {encoder} stays frozen and only the
   heads learn, over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
   over cached features. Each head's hidden size (0, the paper's linear layer, or 256) and stopping epoch were
-  chosen by accuracy on DailyDialog's validation split.
+  chosen by accuracy on DailyDialog's validation split. Fine-tuning the encoder's top two layers for U, as the
+  paper fine-tunes, was measured (U 0.709 -> 0.760 in two epochs over 8,000 texts on the first bundled model's
+  items, `benchmarks/results/usl-finetune.md`) but is not bundled yet.
+{s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
   NLL of the response alone under `{config['lm']}` (SmolLM2-135M-Instruct LoRA-tuned on DailyDialog, the
   corpus of the paper's MLM) instead of BERT's pseudo-log-likelihood; normalised as the authors do: clipped
@@ -73,9 +101,14 @@ its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies 
   repeat 0.4; positives: unchanged 0.7, no final punctuation, simplified to nouns/verbs/prepositions,
   articles and clitics removed, 0.1 each) over Penn-style word tokens instead of BERT word pieces; every
   training response gives its positive and its negative (the authors draw one of the two).
-- **Size**: {data['u_train_texts']:,} U texts from {args['u_responses']} training responses and
-  {data['s_train_pairs']:,} S pairs from {args['s_pairs']} training contexts (half true, half a random
-  training response), not the whole corpus (shared CPU).
+- **Size**: {data['u_train_texts']:,} U texts from {int(args['u_responses']):,} training responses and
+  {data['s_train_pairs']:,} S rows from {int(args['s_pairs']):,} training contexts (half the true next turn, half
+  the next turn of another sampled context: the authors draw from all training responses), of DailyDialog's
+  {data['train_pool']:,} distinct training responses (shared CPU: each distinct text encoded once,
+  {data.get('encoded_texts', 0):,} texts and {data.get('encoded_contexts', 0):,} contexts).
+
+How each choice was made (validation accuracy only, the same validation items): `benchmarks/results/usl-choices.md`
+(`python benchmarks/usl_choices.py --pair`).
 
 ## Training
 
@@ -89,16 +122,25 @@ are cached in chunks, so an interrupted run goes on with the same command).
 
 U per kind: {kinds_text(report['u']['by_kind'])}.
 
+{cost_text()}
+
 ## Correlation with human judgment (shared sets; Yeh et al. 2021's USL-H, BERT-base, beside)
 
 Each row from `benchmarks/results/usl-<set>.json` (`dialeval benchmark --metric usl --dataset usl-<set>`).
+Phy et al. report USL-H on their own annotations of DailyDialog responses, which are not among these sets;
+Yeh et al.'s numbers, for the authors' BERT-base weights, are the comparable ones.
 
 {yeh_rows(results)}
 
 ## Limitations
 
 English, DailyDialog-style chit-chat; the encoder is smaller than the paper's BERT-base and frozen; L is a
-causal LM's likelihood, not a masked LM's. Scores are comparable only under one signature.
+causal LM's likelihood, not a masked LM's. On the behavioural suite (`benchmarks/results/usl-behaviour-50.md`,
+`dialeval behaviour --metric usl --n 50`) echoes and word salads score below the real reply, but generic
+replies and another dialogue's reply do not often enough (the suite's 0.90), and its lowercase control moves
+the score by more than half a standard deviation: the control also strips the reply's punctuation, which U
+reads as a corruption (the encoder is uncased, so case alone moves neither U nor S). Scores are comparable
+only under one signature.
 """
 
 

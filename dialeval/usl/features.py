@@ -1,4 +1,4 @@
-"""The frozen encoder under U and S: pooled token states of a response, or of a (context, response) pair.
+"""The frozen encoder under U and S: pooled token states of a response, of a context, or of a (context, response) pair.
 
 The paper fine-tunes BERT-base and max-pools its last hidden states (over the real tokens) into a
 linear layer. Here the encoder is frozen (all-MiniLM-L6-v2 by default, or all-mpnet-base-v2, BERT-base
@@ -7,12 +7,18 @@ size; :mod:`dialeval.core.encoders`), so training reads cached features and only
 its real tokens (the paper's max-pooling, and the mean the sentence encoders were trained for).
 
 * ``single(texts)``: U's input, ``[CLS] response [SEP]``, at most :data:`RESPONSE_TOKENS` tokens.
-* ``pairs(contexts, responses)``: S's input, ``[CLS] context [SEP] response [SEP]`` (the authors'
-  ``encode_truncate``: the context's turns joined by spaces keep their *last*
-  :data:`CONTEXT_TOKENS` tokens, the response its *first* :data:`RESPONSE_TOKENS`; a cut text is
-  decoded back to text and tokenised again with the pair).
+* ``pairs(contexts, responses)``: S's input read together (``s_input="pair"``), ``[CLS] context [SEP]
+  response [SEP]`` (the authors' ``encode_truncate``: the context's turns joined by spaces keep their
+  *last* :data:`CONTEXT_TOKENS` tokens, the response its *first* :data:`RESPONSE_TOKENS`; a cut text
+  is decoded back to text and tokenised again with the pair).
+* ``contexts(contexts)``: the context alone, cut as in a pair; with a response's ``single`` feature it
+  gives S's dual input (``s_input="dual"``, :func:`dual`): ``[c; r; c*r; |c-r|]``, the siamese
+  classifier's features (Conneau et al. 2017's InferSent). On a frozen encoder it tells the true next
+  turn from a random one better than the pair read together (whose pooled states the encoder was never
+  trained to compare), and a response's ``r`` is U's feature, so S costs one context encoding more.
 
-Texts are batched by length (fewer pads); results come back in input order, float32.
+Texts are cut into length batches (:func:`dialeval.core.batching.length_batches` over their token
+counts: fewer pads); results come back in input order, float32.
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from typing import Sequence
 
 import numpy as np
 
+from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.encoders import minilm_dir, mpnet_dir
 from dialeval.core.progress import Progress
 
@@ -29,6 +36,20 @@ MPNET = "mpnet-base"
 ENCODERS = {MINILM: minilm_dir, MPNET: mpnet_dir}
 CONTEXT_TOKENS = 64
 RESPONSE_TOKENS = 32
+S_INPUTS = ("dual", "pair")  # S's features: context and response encoded apart, or read together
+
+
+def dual(context_features: np.ndarray, response_features: np.ndarray) -> np.ndarray:
+    """S's dual input ``[c; r; c*r; |c-r|]`` per row (four times the feature size)."""
+    c, r = context_features, response_features
+    return np.concatenate([c, r, c * r, np.abs(c - r)], axis=1)
+
+
+def s_dim(dim: int, s_input: str) -> int:
+    """The size of S's input for features of size ``dim``."""
+    if s_input not in S_INPUTS:
+        raise ValueError(f"s_input must be one of {S_INPUTS}, got {s_input!r}")
+    return 4 * dim if s_input == "dual" else dim
 
 
 class FrozenEncoder:
@@ -64,6 +85,10 @@ class FrozenEncoder:
         """``[max; mean]`` features of each text alone."""
         return self._pooled([self._cut(t, RESPONSE_TOKENS, False) for t in texts], None, progress, "response")
 
+    def contexts(self, contexts: Sequence[Sequence[str]], progress: bool = True) -> np.ndarray:
+        """``[max; mean]`` features of each context alone (its turns joined, the last tokens kept)."""
+        return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts], None, progress, "context")
+
     def pairs(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], progress: bool = True) -> np.ndarray:
         """``[max; mean]`` features of each (context, response) pair read together."""
         return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts],
@@ -73,13 +98,15 @@ class FrozenEncoder:
         """The features of texts, or of pairs of texts (BERT-like encoders read the pair's segment ids)."""
         import torch
 
-        order = sorted(range(len(first)), key=lambda i: len(first[i]) + (len(second[i]) if second else 0))
         out = np.zeros((len(first), self.dim), dtype=np.float32)
+        if not first:
+            return out
+        texts = (first,) + ((second,) if second else ())
+        lengths = [len(ids) for ids in self.tokenizer(*texts)["input_ids"]]
         with Progress(len(first), f"usl {self.name}", unit=unit, enabled=progress) as bar:
-            for start in range(0, len(order), self.batch_size):
-                idx = order[start: start + self.batch_size]
-                texts = ([first[i] for i in idx],) + (([second[i] for i in idx],) if second else ())
-                batch = self.tokenizer(*texts, padding=True, return_tensors="pt").to(self.device)
+            for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
+                batch = self.tokenizer(*([t[i] for i in idx] for t in texts), padding=True,
+                                       return_tensors="pt").to(self.device)
                 mask = batch["attention_mask"]
                 with torch.no_grad():
                     hidden = self.model(**batch).last_hidden_state.float()

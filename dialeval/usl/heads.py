@@ -3,7 +3,8 @@
 Each head is ``Linear(d, hidden) -> ReLU -> Dropout(0.2) -> Linear(hidden, 2)`` (``hidden=0``: the
 paper's single linear layer after its dropout); the score is the softmax probability of class 1
 (valid / the true next utterance), as the authors' ``predict``. The folder holds ``heads.safetensors``
-(``u.*`` and ``s.*``) and ``config.json`` (encoder, feature size, each head's hidden size, L's LM and quartiles).
+(``u.*`` and ``s.*``) and ``config.json`` (encoder, feature size, S's input (``s_input``, :data:`dialeval.usl.features.S_INPUTS`;
+a folder without it reads the pair, as the first bundled one), each head's hidden size, L's LM and quartiles).
 """
 
 from __future__ import annotations
@@ -69,6 +70,11 @@ def save_folder(folder: str | os.PathLike, heads: dict[str, Any], config: dict[s
     (folder / CONFIG_FILE).write_text(json.dumps(config, indent=1) + "\n")
 
 
+def s_input(config: dict[str, Any]) -> str:
+    """S's input of a folder's config (``"pair"`` when it names none)."""
+    return config.get("s_input", "pair")
+
+
 def load_folder(folder: str | os.PathLike) -> tuple[dict[str, Any], dict[str, Any]]:
     """``(heads, config)`` saved in ``folder`` (heads in eval mode)."""
     from safetensors.torch import load_file
@@ -77,8 +83,11 @@ def load_folder(folder: str | os.PathLike) -> tuple[dict[str, Any], dict[str, An
     config = json.loads((folder / CONFIG_FILE).read_text())
     weights = load_file(str(folder / WEIGHTS_FILE))
     heads = {}
+    from dialeval.usl.features import s_dim
+
+    dims = {"u": int(config["dim"]), "s": s_dim(int(config["dim"]), s_input(config))}
     for part in PARTS:
-        module = head(int(config["dim"]), int(config[f"hidden_{part}"]))
+        module = head(dims[part], int(config[f"hidden_{part}"]))
         module.load_state_dict({k[len(part) + 1:]: v for k, v in weights.items() if k.startswith(part + ".")})
         heads[part] = module.eval()
     return heads, config

@@ -5,8 +5,9 @@ For a context ``c`` and response ``r``:
 * ``U = P(valid | r)``: a head over the frozen encoder's features of ``r`` alone
   (:mod:`dialeval.usl.features`, :mod:`dialeval.usl.heads`), trained to tell DailyDialog responses from
   their syntactic corruptions (:mod:`dialeval.usl.perturb`);
-* ``S = P(next | c, r)``: a head over the features of ``c`` and ``r`` read together, trained to tell the
-  true next turn from a random response of the corpus;
+* ``S = P(next | c, r)``: a head over ``[c; r; c*r; |c-r|]`` of the features of ``c`` and ``r`` encoded
+  apart (``s_input="dual"``; ``"pair"``: of ``c`` and ``r`` read together, as the paper's fine-tuned BERT),
+  trained to tell the true next turn from a random response of the corpus;
 * ``L``: the response's NLL under a causal LM fine-tuned on DailyDialog (:mod:`dialeval.usl.likelihood`;
   the paper: a BERT masked LM), clipped to the stored quartiles and scaled to ``[0, 1]``;
 * ``usl``: the hierarchical combination (:func:`dialeval.usl.formula.usl_h`), ``"H"`` by default.
@@ -28,7 +29,7 @@ from dialeval.core.precision import signature_precision
 from dialeval.core.results import make_signature, summarize
 from dialeval.core.text import check_contexts, check_texts
 from dialeval.usl.formula import DEFAULT_HIERARCHY, HIERARCHIES, normalise_nll, usl_h
-from dialeval.usl.heads import DEFAULT_MODEL, load_folder, resolve_folder, valid_probability
+from dialeval.usl.heads import DEFAULT_MODEL, load_folder, resolve_folder, s_input, valid_probability
 from dialeval.usl.scales import SCALES
 
 
@@ -56,8 +57,14 @@ class USLScorer:
 
     def parts(self, contexts: list[list[str]], responses: list[str]) -> dict[str, list[float]]:
         """``usl_u``, ``usl_s``, ``usl_l`` (and the raw ``nll``) of every item, none flagged here."""
-        u = valid_probability(self.heads["u"], self.encoder.single(responses))
-        s = valid_probability(self.heads["s"], self.encoder.pairs(contexts, responses))
+        from dialeval.usl.features import dual
+
+        single = self.encoder.single(responses)
+        u = valid_probability(self.heads["u"], single)
+        if s_input(self.config) == "dual":
+            s = valid_probability(self.heads["s"], dual(self.encoder.contexts(contexts), single))
+        else:
+            s = valid_probability(self.heads["s"], self.encoder.pairs(contexts, responses))
         nll = self.likelihood.nll(responses)
         return {"usl_u": u, "usl_s": s, "usl_l": [normalise_nll(v, *self.quartiles) for v in nll]}
 

@@ -5,15 +5,20 @@
   (:mod:`dialeval.usl.perturb`); a head on the frozen single-text features learns to tell them apart.
 * **S** (next utterance prediction): (context, response) pairs of the training split (the context:
   up to the :data:`CONTEXT_TURNS` turns before the response), each with its true response (label 1)
-  and a random response of the training pool (label 0; the authors' ``NUPDataset`` draws it uniformly
-  from all training responses); a head on the frozen pair features.
+  and a random response (label 0) drawn uniformly from the responses of the sampled pairs (the
+  authors' ``NUPDataset`` draws from all training responses; the sampled pairs' responses are a
+  uniform sample of them, and their features are computed already); a head on the frozen dual
+  features ``[c; r; c*r; |c-r|]`` (``--s-input dual``, :func:`dialeval.usl.features.dual`) or on
+  the pair read together (``pair``).
 * **L**: the NLL of the validation split's responses under the LM (:mod:`dialeval.usl.likelihood`); its
   quartiles are L's normalisation (the authors' ``normalize.py`` on the validation responses).
 
-The same recipe on the validation split gives the held-out accuracies that choose the head's hidden
-size (:data:`HIDDEN_CHOICES`) and stopping epoch, per part; no human rating is read. Features are
-cached under ``$DIALEVAL_CACHE/usl`` in chunks saved as they are done, so an interrupted run (or one
-stopped by ``--minutes``) resumes where it stopped; so is the LM's NLL.
+The same recipe on the validation split (drawn first, so the same items whatever the training sizes)
+gives the held-out accuracies that choose the head's hidden size (:data:`HIDDEN_CHOICES`) and
+stopping epoch, per part; no human rating is read. Each distinct text (U's texts and S's responses
+share one table) and context is encoded once; the features are cached under ``$DIALEVAL_CACHE/usl``
+in chunks saved as they are done, so an interrupted run (or one stopped by ``--minutes``) resumes
+where it stopped; so is the LM's NLL.
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ import hashlib
 import json
 import random
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -30,11 +36,12 @@ import numpy as np
 import torch
 
 from dialeval.core.chunk_cache import ChunksPaused, cached_chunks
+from dialeval.core.progress import Progress
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE
 from dialeval.data.corpora import dailydialog
 from dialeval.usl import perturb
-from dialeval.usl.features import FrozenEncoder
+from dialeval.usl.features import FrozenEncoder, dual
 from dialeval.usl.formula import quartiles
 from dialeval.usl.heads import head, save_folder
 from dialeval.usl.likelihood import ResponseNLL
@@ -67,15 +74,26 @@ def u_examples(responses: Sequence[str], rng: random.Random) -> tuple[list[str],
     return texts, labels, kinds
 
 
-def s_examples(pairs: Sequence[tuple[list[str], str]], pool: Sequence[str], rng: random.Random
+def s_examples(pairs: Sequence[tuple[list[str], str]], rng: random.Random
                ) -> tuple[list[list[str]], list[str], list[int]]:
-    """``(contexts, responses, labels)``: each pair with its true response (1) and a random one of ``pool`` (0)."""
+    """``(contexts, responses, labels)``: each pair with its true response (1) and the response of a
+    uniformly drawn pair (0)."""
     contexts, responses, labels = [], [], []
     for context, response in pairs:
         contexts += [context, context]
-        responses += [response, pool[rng.randrange(len(pool))]]
+        responses += [response, pairs[rng.randrange(len(pairs))][1]]
         labels += [1, 0]
     return contexts, responses, labels
+
+
+def distinct_rows(rows: Sequence) -> tuple[list, np.ndarray]:
+    """``(table, index)``: the distinct rows in first-seen order and each row's place in it."""
+    keys = [json.dumps(row) for row in rows]
+    places = dict.fromkeys(keys)
+    for n, key in enumerate(places):
+        places[key] = n
+    table = [json.loads(key) for key in places]
+    return table, np.fromiter((places[k] for k in keys), dtype=np.int64, count=len(keys))
 
 
 def cached(name: str, rows: Sequence, compute: Callable[[Sequence], np.ndarray], deadline: float | None) -> np.ndarray:
@@ -98,18 +116,20 @@ def fit_head(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray, hidde
     xvt, yvt = torch.from_numpy(xv), torch.from_numpy(yv).long()
     generator = torch.Generator().manual_seed(seed)
     best, best_state, curve = -1.0, None, []
-    for _ in range(EPOCHS):
-        module.train()
-        for idx in torch.randperm(len(xt), generator=generator).split(BATCH):
-            optimiser.zero_grad()
-            torch.nn.functional.cross_entropy(module(xt[idx]), yt[idx]).backward()
-            optimiser.step()
-        module.eval()
-        with torch.no_grad():
-            accuracy = float((module(xvt).argmax(-1) == yvt).float().mean())
-        curve.append(round(accuracy, 4))
-        if accuracy > best:
-            best, best_state = accuracy, {k: v.clone() for k, v in module.state_dict().items()}
+    with Progress(EPOCHS, f"usl head (hidden {hidden})", unit="epoch") as bar:  # shown once it has taken 10 s
+        for _ in range(EPOCHS):
+            module.train()
+            for idx in torch.randperm(len(xt), generator=generator).split(BATCH):
+                optimiser.zero_grad()
+                torch.nn.functional.cross_entropy(module(xt[idx]), yt[idx]).backward()
+                optimiser.step()
+            module.eval()
+            with torch.no_grad():
+                accuracy = float((module(xvt).argmax(-1) == yvt).float().mean())
+            curve.append(round(accuracy, 4))
+            if accuracy > best:
+                best, best_state = accuracy, {k: v.clone() for k, v in module.state_dict().items()}
+            bar.update(1)
     module.load_state_dict(best_state)
     return module.eval(), curve
 
@@ -139,50 +159,92 @@ def sample(rows: list, n: int | None, rng: random.Random) -> list:
     return list(rows) if n is None or n >= len(rows) else rng.sample(rows, n)
 
 
-def train(args: argparse.Namespace, output: Path) -> dict:
-    """The whole run (see the module docstring); writes the folder and returns its report."""
-    started = time.time()
-    deadline = started + 60 * args.minutes if args.minutes else None
+@dataclass
+class Drawn:
+    """The examples of a run: U's texts and labels, S's rows and labels, training and validation, L's texts."""
+
+    ut: list[str]
+    uy: list[int]
+    uvt: list[str]
+    uvy: list[int]
+    uv_kinds: list[str]
+    sc: list[list[str]]
+    sr: list[str]
+    sy: list[int]
+    svc: list[list[str]]
+    svr: list[str]
+    svy: list[int]
+    nll_texts: list[str]
+    train_pool: int
+
+
+def draw(args: argparse.Namespace) -> Drawn:
+    """The examples of ``args`` (module docstring), the validation ones drawn first: the same validation
+    items whatever ``--u-responses`` and ``--s-pairs``."""
     rng = random.Random(args.seed)
     train_dialogues, valid_dialogues = dailydialog("train"), dailydialog("validation")
     if args.tiny:
         train_dialogues, valid_dialogues = train_dialogues[:40], valid_dialogues[:20]
     train_pairs, valid_pairs = responses_of(train_dialogues), responses_of(valid_dialogues)
-    pool = list(dict.fromkeys(r for _, r in train_pairs))
-    u_train = sample(pool, args.u_responses, rng)
-    u_valid = sample(list(dict.fromkeys(r for _, r in valid_pairs)), args.valid, rng)
-    s_train, s_valid = sample(train_pairs, args.s_pairs, rng), sample(valid_pairs, args.valid, rng)
     valid_pool = list(dict.fromkeys(r for _, r in valid_pairs))
-    ut, uy, _ = u_examples(u_train, rng)
+    u_valid, s_valid = sample(valid_pool, args.valid, rng), sample(valid_pairs, args.valid, rng)
     uvt, uvy, uv_kinds = u_examples(u_valid, rng)
-    sc, sr, sy = s_examples(s_train, pool, rng)
-    svc, svr, svy = s_examples(s_valid, valid_pool, rng)
+    svc, svr, svy = s_examples(s_valid, rng)
     nll_texts = sample(valid_pool, args.nll_responses, rng)
+    pool = list(dict.fromkeys(r for _, r in train_pairs))
+    u_train, s_train = sample(pool, args.u_responses, rng), sample(train_pairs, args.s_pairs, rng)
+    ut, uy, _ = u_examples(u_train, rng)
+    sc, sr, sy = s_examples(s_train, rng)
+    return Drawn(ut, uy, uvt, uvy, uv_kinds, sc, sr, sy, svc, svr, svy, nll_texts, len(pool))
 
+
+def encode(args: argparse.Namespace, d: Drawn, deadline: float | None) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+    """``({"u", "uv", "s", "sv"}: features, counts of the texts and contexts encoded)``, each distinct text
+    and context encoded once and cached (:func:`cached`)."""
     encoder = FrozenEncoder(args.encoder, args.device)
-    single = lambda rows: encoder.single(list(rows), progress=False)  # noqa: E731
-    paired = lambda rows: encoder.pairs([c for c, _ in rows], [r for _, r in rows], progress=False)  # noqa: E731
-    x_u = cached(f"{args.encoder}-u-train", ut, single, deadline)
-    x_uv = cached(f"{args.encoder}-u-valid", uvt, single, deadline)
-    x_s = cached(f"{args.encoder}-s-train", list(zip(sc, sr)), paired, deadline)
-    x_sv = cached(f"{args.encoder}-s-valid", list(zip(svc, svr)), paired, deadline)
-    lm = ResponseNLL(args.lm, args.device)
-    nll = cached("nll-" + lm.model_name.replace("/", "_"), nll_texts, lambda rows: np.asarray(lm.nll(list(rows), progress=False)),
-                 deadline)
+    texts, text_at = distinct_rows(d.ut + d.uvt + (d.sr + d.svr if args.s_input == "dual" else []))
+    x_text = cached(f"{args.encoder}-texts", texts, lambda rows: encoder.single(list(rows), progress=False), deadline)
+    n_u, n_uv = len(d.ut), len(d.uvt)
+    x = {"u": x_text[text_at[:n_u]], "uv": x_text[text_at[n_u:n_u + n_uv]]}
+    counts = {"encoded_texts": len(texts), "encoded_contexts": 0}
+    if args.s_input == "dual":
+        contexts, context_at = distinct_rows(d.sc[::2] + d.svc[::2])  # each pair's two rows share the context
+        x_context = cached(f"{args.encoder}-contexts", contexts,
+                           lambda rows: encoder.contexts(list(rows), progress=False), deadline)
+        both = dual(x_context[np.repeat(context_at, 2)], x_text[text_at[n_u + n_uv:]])
+        x["s"], x["sv"] = both[:len(d.sc)], both[len(d.sc):]
+        counts["encoded_contexts"] = len(contexts)
+    else:
+        paired = lambda rows: encoder.pairs([c for c, _ in rows], [r for _, r in rows], progress=False)  # noqa: E731
+        x["s"] = cached(f"{args.encoder}-s-train", list(zip(d.sc, d.sr)), paired, deadline)
+        x["sv"] = cached(f"{args.encoder}-s-valid", list(zip(d.svc, d.svr)), paired, deadline)
+    return x, counts
 
-    u_head, u_report = choose_head("U", x_u, np.asarray(uy), x_uv, np.asarray(uvy), args.lr, args.seed)
-    s_head, s_report = choose_head("S", x_s, np.asarray(sy), x_sv, np.asarray(svy), args.lr, args.seed)
+
+def train(args: argparse.Namespace, output: Path) -> dict:
+    """The whole run (see the module docstring); writes the folder and returns its report."""
+    started = time.time()
+    deadline = started + 60 * args.minutes if args.minutes else None
+    d = draw(args)
+    x, counts = encode(args, d, deadline)
+    lm = ResponseNLL(args.lm, args.device)
+    nll = cached("nll-" + lm.model_name.replace("/", "_"), d.nll_texts,
+                 lambda rows: np.asarray(lm.nll(list(rows), progress=False)), deadline)
+
+    u_head, u_report = choose_head("U", x["u"], np.asarray(d.uy), x["uv"], np.asarray(d.uvy), args.lr, args.seed)
+    s_head, s_report = choose_head("S", x["s"], np.asarray(d.sy), x["sv"], np.asarray(d.svy), args.lr, args.seed)
     with torch.no_grad():
-        u_correct = (u_head(torch.from_numpy(x_uv)).argmax(-1).numpy() == np.asarray(uvy))
-    u_report["by_kind"] = accuracy_by(uv_kinds, u_correct)
+        u_correct = (u_head(torch.from_numpy(x["uv"])).argmax(-1).numpy() == np.asarray(d.uvy))
+    u_report["by_kind"] = accuracy_by(d.uv_kinds, u_correct)
     low, high = quartiles(nll.tolist())
-    config = {"encoder": args.encoder, "dim": int(x_u.shape[1]), "hidden_u": u_report["hidden"],
-              "hidden_s": s_report["hidden"], "lm": args.lm, "lm_id": lm.model_name, "nll_quartiles": [low, high]}
+    config = {"encoder": args.encoder, "dim": int(x["u"].shape[1]), "s_input": args.s_input,
+              "hidden_u": u_report["hidden"], "hidden_s": s_report["hidden"], "lm": args.lm, "lm_id": lm.model_name,
+              "nll_quartiles": [low, high]}
     save_folder(output, {"u": u_head, "s": s_head}, config)
     report = {
         "args": {k: str(v) for k, v in vars(args).items()},
-        "data": {"u_train_texts": len(ut), "u_valid_texts": len(uvt), "s_train_pairs": len(sc),
-                 "s_valid_pairs": len(svc), "nll_responses": len(nll_texts), "train_pool": len(pool)},
+        "data": {"u_train_texts": len(d.ut), "u_valid_texts": len(d.uvt), "s_train_pairs": len(d.sc),
+                 "s_valid_pairs": len(d.svc), "nll_responses": len(d.nll_texts), "train_pool": d.train_pool, **counts},
         "u": u_report, "s": s_report,
         "l": {"quartiles": [round(low, 4), round(high, 4)], "median": round(float(np.median(nll)), 4)},
         "wall_minutes": round((time.time() - started) / 60, 1),
