@@ -255,13 +255,12 @@ def test_examples_runs_every_job_and_skips_missing_models(monkeypatch, capsys, t
     monkeypatch.setitem(runners.RUNNERS, "fed", lambda items, mode="conditional", level=None: (
         {"turn_overall": [1.0] * len(items)}, f"metric:fed|mode:{mode}|version:x"))
     monkeypatch.setitem(runners.RUNNERS, "full", lambda items, level="turn": ({"full": [2.0] * len(items)}, "metric:full|model:fake|version:x"))
-    with pytest.warns(UserWarning, match="component holistic-consistency skipped"):
-        assert main(["examples", "--json"]) == 0
+    assert main(["examples", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) == set(registry.METRICS)
     # (the fakes' signatures are well formed: dialeval.core.signature parses them)
-    # combined scores with the fakes' FED and holistic, the real GRADE, and names the NLI it could not load
-    assert len(out["combined"]["scores"]["combined"]) == 6 and "missing:holistic-consistency" in out["combined"]["signatures"][0]
+    # combined scores with the fake holistic coherence, the real GRADE and SSREM; since issue 57 it reads no FED nor NLI
+    assert len(out["combined"]["scores"]["combined"]) == 6 and "|features:coherence+grade+ssrem_f|" in out["combined"]["signatures"][0]
     assert len(out["grade"]["scores"]["grade"]) == 6 and "|pair:cross|lora:yes|" in out["grade"]["signatures"][0]  # the default cross-encoder
     assert set(out["holistic"]["scores"]) == {"coherence", "fluency", "diversity"}
     assert "training/nli.py" in out["holistic"]["skipped"][0]

@@ -263,7 +263,7 @@ def test_fed_with_four_of_eight_replies_blanked_reads_the_unflagged_mean_the_cou
 
 
 def test_a_metric_reading_references_scores_the_rows_without_one_in_a_call_of_their_own(monkeypatch):
-    """combined reads references when every item has them (Behaviour.reads_references): the masked
+    """A combined model that reads references when every item has them (Behaviour.reads_references): the masked
     row is scored in its own call, so the rows with a reference keep the scores they get with it."""
     from dialeval import registry
     from dialeval.integrations import compute_metrics, needs_references
@@ -281,6 +281,13 @@ def test_a_metric_reading_references_scores_the_rows_without_one_in_a_call_of_th
         predictions = np.array([[1, 1, 1], [2, 0, 0], [0, 0, 0]])
         label_ids = np.array([[1, 1, 1], [-100, -100, -100], [1, 2, -100]])
 
+    # combined's default design reads no references since issue 57: a combined model that does (design (a))
+    import dataclasses
+
+    declared = registry.spec
+    reading = dataclasses.replace(declared("combined"),
+                                  behaviour=dataclasses.replace(declared("combined").behaviour, reads_references=True))
+    monkeypatch.setattr(registry, "spec", lambda name: reading if name == "combined" else declared(name))
     assert registry.spec("combined").behaviour.reads_references and not needs_references("combined")
     monkeypatch.setitem(runners.RUNNERS, "combined", fake_combined)
     logged = compute_metrics(_Tokenizer(), metrics=["combined"], contexts=[["a"], ["b"], ["c"]])(Prediction())

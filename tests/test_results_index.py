@@ -94,7 +94,7 @@ def test_declared_run_files_are_what_its_command_writes(run):
 def test_list_prints_the_commands_of_full_and_combined_paper_runs(capsys):
     assert correlations_script().main(["--list", "--metrics", "full", "combined"]) == 0
     printed = capsys.readouterr().out.splitlines()
-    assert len(printed) == 7
+    assert len(printed) == 8  # combined-loso-source since issue 57
     assert ("full-fed-turn: python -m dialeval.cli benchmark --metric full --dataset fed-turn --option "
             "model=dialeval/smollm2-dialogue --option variant=all --save benchmarks/results/full-fed-turn.json") in printed
     assert ("combined-loso: python -m dialeval.cli benchmark --metric combined --dataset combined-loso --save "

@@ -1,8 +1,9 @@
-"""Leave-one-set-out validation of the combined metric (issue 21): ``dialeval benchmark --metric
+"""Held-out validation of the bundled combined metric (issues 21, 57): ``dialeval benchmark --metric
 combined --dataset combined-loso``.
 
 For every human-judgment set ``S`` the combined metric scores ``S``'s items with the model trained
-without ``S`` (:class:`dialeval.combined.model.CombinedModel` ``held_out[S]``), and its Spearman
+without ``S``'s source, its sibling sets held out with it (:class:`dialeval.combined.model.CombinedModel`
+``held_out[S]``; a design that reads no rating has the same model for every set), and its Spearman
 with the human ratings is set beside two single dialeval metrics' on ``S``, each a component's
 headline score (each grid job's ``headline``):
 
@@ -145,7 +146,8 @@ def format_table(result: dict[str, Any]) -> str:
                         "best single (hindsight)", "its rho", "95% CI", "Williams p (combined > it)",
                         "single chosen on other sets", "its rho", "95% CI", "Williams p (combined > it)",
                         "best sub-score (hindsight)", "its rho"], rows)
-    return (f"Combined metric, leave-one-set-out: each set scored by the model trained without it (Spearman with "
+    return (f"Combined metric, held out: each set scored by its held-out model (trained without the set's source; a "
+            f"design that reads no rating has one model) (Spearman with "
             f"the human ratings). Beside it: the single headline score best on the set itself (hindsight), and the "
             f"one with the best mean Spearman on the other sets (chosen without the set)\n{table}\n"
             f"combined above the best single metric (hindsight) on {result['wins']} of {result['sets']} sets "

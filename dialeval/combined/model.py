@@ -1,25 +1,30 @@
-"""The combined metric's model: one non-negative ridge regression per feature pattern.
+"""The combined metric's model: one non-negative linear model per feature pattern.
 
 Training data (:func:`fit_linear`): items of several human-judgment sets, each item with its
-component features ``x`` (:mod:`dialeval.combined.features`) and its human score. Human scales
-differ between sets (1-3, 1-5, 0-1), so the target is the item's *percentile within its set*,
-``y = (rank - 0.5) / n`` (average ranks for ties), in (0, 1). Every set weighs the same: an item of
-a set of ``n`` items has weight ``1 / n``.
+component features ``x`` (:mod:`dialeval.combined.features`, as the model's inputs: the scores, their
+percentiles among human replies or within the set, :func:`dialeval.combined.features.as_inputs`) and
+its human score. Human scales differ between sets (1-3, 1-5, 0-1), so the target is the item's
+*percentile within its set*, ``y = (rank - 0.5) / n`` (average ranks for ties), in (0, 1). Every set
+weighs the same: an item of a set of ``n`` items has weight ``1 / n``.
 
 Features are standardised with the weighted training mean and standard deviation,
 ``z_j = (x_j - mu_j) / sigma_j``, and the weights solve the non-negative ridge problem
 
-    minimise  sum_i v_i (y_i - b - w . z_i)^2 + lambda |w|^2   subject to  w >= 0,
+    minimise  sum_i v_i (y_i - b - w . z_i)^2 + lambda |w - w0|^2   subject to  w >= 0,
 
-with ``b`` the weighted mean of ``y`` (the ``z`` are centred), solved as a non-negative least
-squares problem (``scipy.optimize.nnls``) on the rows ``sqrt(v_i) z_i`` stacked on
-``sqrt(lambda) I``. Non-negative because every component is "higher = better": the model can
-ignore a component, never turn it upside down. The score of an item is the predicted percentile,
-clipped to [0, 1]: ``combined = clip(b + w . z, 0, 1)``.
+with ``b`` the weighted mean of ``y`` (the ``z`` are centred), solved as a bounded least squares
+problem (``scipy.optimize.lsq_linear``) on the rows ``sqrt(v_i) z_i`` stacked on ``sqrt(lambda) I``.
+``w0`` is the prior: 0 (a ridge toward no weight), or equal weights ``1/k`` on the *inputs* of ``k``
+prior features (``w0_j = sigma_j / k`` in ``z`` units: the mean of their inputs, which the ridge then
+moves away from only as far as the ratings ask). Non-negative because every component is "higher =
+better": the model can ignore a component, never turn it upside down. The score of an item is the
+predicted percentile, clipped to [0, 1]: ``combined = clip(b + w . z, 0, 1)``. A model with no fit
+at all (:func:`equal_weights`) is the mean of its inputs, ``0.5 + sum_j (x_j - 0.5) / k``.
 
 A :class:`CombinedModel` holds the models trained on all sets (one per feature pattern seen in
-training) and, for every training set ``S``, the model trained without ``S`` for ``S``'s pattern
-(``held_out[S]``), which is what the meta-evaluation reports on ``S``: never an in-sample score.
+training) and, for every training set ``S``, the model trained without ``S``'s *source* (the sets of
+the same paper: its systems, raters and scale) for ``S``'s pattern (``held_out[S]``), which is what
+the meta-evaluation reports on ``S``: never a score of a model that saw ``S`` or a sibling set.
 It is saved as one JSON file, ``combined.json``.
 """
 
@@ -40,7 +45,8 @@ RIDGE = 1.0  # lambda, in units of one set's total weight (fixed, not tuned on a
 
 @dataclass
 class LinearModel:
-    """``clip(intercept + sum_j weight_j (x_j - mean_j) / std_j, 0, 1)`` over ``features``."""
+    """``clip(intercept + sum_j weight_j (x_j - mean_j) / std_j, 0, 1)`` over ``features`` (as
+    ``inputs``, :func:`dialeval.combined.features.as_inputs`)."""
 
     features: list[str]
     mean: list[float]
@@ -49,9 +55,13 @@ class LinearModel:
     intercept: float
     sets: list[str]  # the human-judgment sets it was trained on
     items: int  # training items used (those with every feature finite)
+    inputs: str = "score"
 
     def predict(self, table: Mapping[str, Sequence[float]]) -> list[float]:
         """Per-item scores; a non-finite feature value counts as the training mean (``z = 0``)."""
+        from dialeval.combined.features import as_inputs
+
+        table = as_inputs({name: table[name] for name in self.features}, self.inputs)
         n = len(table[self.features[0]])
         out = []
         for i in range(n):
@@ -76,7 +86,7 @@ def percentiles(values: Sequence[float]) -> np.ndarray:
 
 
 @dataclass
-class Design:
+class WeightedRows:
     """The weighted, standardised least-squares rows of :func:`fit_linear` before the ridge rows:
     ``rows = sqrt(v_i) z_i``, ``target = sqrt(v_i) (y_i - b)``."""
 
@@ -88,17 +98,19 @@ class Design:
     intercept: float
     sets: list[str]
     items: int
+    inputs: str = "score"
 
     def model(self, weights: Sequence[float]) -> LinearModel:
         return LinearModel(list(self.features), self.mean.tolist(), self.std.tolist(), [float(w) for w in weights],
-                           self.intercept, self.sets, self.items)
+                           self.intercept, self.sets, self.items, self.inputs)
 
 
 def design(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]],
-           features: Sequence[str]) -> Design:
-    """The rows of ``rows`` (set name -> (feature table, human scores)) as the module docstring
-    weighs and standardises them; items with a non-finite feature or human score are left out."""
-    from dialeval.combined.features import complete_rows
+           features: Sequence[str], inputs: str = "score") -> WeightedRows:
+    """The rows of ``rows`` (set name -> (feature table, human scores)), each set's features as
+    ``inputs``, as the module docstring weighs and standardises them; items with a non-finite
+    feature or human score are left out."""
+    from dialeval.combined.features import as_inputs, complete_rows
 
     if not rows:
         raise ValueError("fit_linear: no training set")
@@ -107,6 +119,7 @@ def design(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[floa
         missing = [f for f in features if f not in table]
         if missing:
             raise ValueError(f"fit_linear: set {set_name!r} has no feature(s) {missing}")
+        table = as_inputs({f: table[f] for f in features}, inputs)
         keep = [i for i in complete_rows(table, features) if math.isfinite(human[i])]
         if len(keep) < 3:
             raise ValueError(f"fit_linear: set {set_name!r} has {len(keep)} complete items (3 or more needed)")
@@ -118,31 +131,47 @@ def design(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[floa
     std = np.sqrt((v[:, None] * (x - mean) ** 2).sum(0) / v.sum())
     std[std == 0] = 1.0
     intercept = float((v * y).sum() / v.sum())
-    return Design(list(features), np.sqrt(v)[:, None] * ((x - mean) / std), np.sqrt(v) * (y - intercept), mean, std,
-                  intercept, sorted(rows), int(len(y)))
+    return WeightedRows(list(features), np.sqrt(v)[:, None] * ((x - mean) / std), np.sqrt(v) * (y - intercept), mean,
+                        std, intercept, sorted(rows), int(len(y)), inputs)
 
 
 def fit_linear(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[float]]], features: Sequence[str],
-               ridge: float = RIDGE) -> LinearModel:
-    """Fit on ``rows``: set name -> (feature table, human scores); see the module docstring.
-    Items with a non-finite feature or human score are left out."""
-    from scipy.optimize import nnls
+               ridge: float = RIDGE, inputs: str = "score", prior: Sequence[str] = ()) -> LinearModel:
+    """Fit on ``rows``: set name -> (feature table, human scores); see the module docstring
+    (``prior``: the features of ``w0``'s equal weights; none: a ridge toward 0). Items with a
+    non-finite feature or human score are left out."""
+    from scipy.optimize import lsq_linear
 
-    found = design(rows, features)
-    weights, _ = nnls(np.vstack([found.rows, math.sqrt(ridge) * np.eye(len(features))]),
-                      np.concatenate([found.target, np.zeros(len(features))]))
-    return found.model(weights)
+    found = design(rows, features, inputs)
+    w0 = np.array([sd / len(prior) if f in prior else 0.0 for f, sd in zip(features, found.std)])
+    solved = lsq_linear(np.vstack([found.rows, math.sqrt(ridge) * np.eye(len(features))]),
+                        np.concatenate([found.target, math.sqrt(ridge) * w0]), bounds=(0, np.inf),
+                        method="bvls", tol=1e-12)
+    return found.model(solved.x)
+
+
+def equal_weights(features: Sequence[str], inputs: str) -> LinearModel:
+    """The mean of ``features``' inputs (percentiles in [0, 1]), fitted on nothing: a missing input
+    counts as 0.5."""
+    k = len(features)
+    return LinearModel(list(features), [0.5] * k, [1.0] * k, [1.0 / k] * k, 0.5, [], 0, inputs)
 
 
 @dataclass
 class CombinedModel:
-    """Per-pattern models trained on every set, and each set's leave-one-set-out model."""
+    """Per-pattern models trained on every set, and each set's leave-one-source-out model
+    (``design``: the name of the :class:`dialeval.combined.designs.Design` they follow)."""
 
     models: list[LinearModel]
     held_out: dict[str, LinearModel]
     components: dict[str, str]  # grid job -> the signature of the scores it was trained on
     ridge: float = RIDGE
     notes: dict[str, Any] = field(default_factory=dict)
+    design: str = ""
+
+    def features(self) -> list[str]:
+        """Every feature one of its models reads."""
+        return list(dict.fromkeys(f for m in [*self.models, *self.held_out.values()] for f in m.features))
 
     def for_pattern(self, available: Sequence[str], held_out: str | None = None) -> LinearModel:
         """The model to score a batch whose available features are ``available``: the one trained
@@ -176,4 +205,4 @@ class CombinedModel:
         raw = json.loads(path.read_text())
         return cls([LinearModel(**m) for m in raw["models"]],
                    {s: LinearModel(**m) for s, m in raw["held_out"].items()},
-                   raw["components"], raw.get("ridge", RIDGE), raw.get("notes", {}))
+                   raw["components"], raw.get("ridge", RIDGE), raw.get("notes", {}), raw.get("design", ""))

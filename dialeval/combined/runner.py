@@ -72,17 +72,27 @@ class Components:
         return union
 
 
-def component_jobs(items: Sequence[dict], set_name: str | None = None,
-                   precision: str | None = None) -> list[tuple[Job, dict[str, Any]]]:
-    """Every component job (:data:`dialeval.combined.features.JOBS`) with the options it runs with on
-    ``items``: the grid job's on ``set_name``, :data:`~dialeval.combined.features.PINNED_OPTIONS` over
-    them, and ``precision`` where the job's runner takes it."""
-    from dialeval.combined.features import JOBS, PINNED_OPTIONS
+def model_jobs(model: str | None = None) -> tuple[str, ...]:
+    """The component jobs the combined model ``model`` (default: the bundled one) reads."""
+    from dialeval.combined.features import jobs_of
+    from dialeval.combined.model import CombinedModel
+
+    return jobs_of(CombinedModel.load(resolve_folder(model or DEFAULT_MODEL)).features())
+
+
+def component_jobs(items: Sequence[dict], set_name: str | None = None, precision: str | None = None,
+                   jobs: Sequence[str] | None = None) -> list[tuple[Job, dict[str, Any]]]:
+    """Every component job of ``jobs`` (default :data:`dialeval.combined.designs.JOBS`) with the
+    options it runs with on ``items``: the grid job's on ``set_name``,
+    :data:`~dialeval.combined.features.PINNED_OPTIONS` over them, and ``precision`` where the job's
+    runner takes it."""
+    from dialeval.combined.designs import JOBS
+    from dialeval.combined.features import PINNED_OPTIONS
     from dialeval.registry import grid_jobs, spec
     from dialeval.scoring.chunks import accepted_options
 
     found = []
-    for job in (j for j in grid_jobs() if j.name in JOBS):
+    for job in (j for j in grid_jobs() if j.name in (JOBS if jobs is None else jobs)):
         options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
         if precision is not None and "precision" in accepted_options(spec(job.metric).runner):
             options["precision"] = precision
@@ -94,12 +104,13 @@ def runs_read(items: Sequence[dict], options: Mapping[str, Any]) -> list[tuple[s
     """``(metric, options)`` of every component run that ``run_combined(items, **options)`` reads from
     the score cache (``MetricSpec.reads_runs``)."""
     return [(job.metric, job_options)
-            for job, job_options in component_jobs(items, options.get("held_out"), options.get("precision"))]
+            for job, job_options in component_jobs(items, options.get("held_out"), options.get("precision"),
+                                                   model_jobs(options.get("model")))]
 
 
 def component_scores(items: Sequence[dict], set_name: str | None = None, refresh: bool = False,
-                     precision: str | None = None) -> Components:
-    """Every component job (:data:`dialeval.combined.features.JOBS`) on ``items``, with the grid job's
+                     precision: str | None = None, jobs: Sequence[str] | None = None) -> Components:
+    """Every component job of ``jobs`` (:func:`component_jobs`) on ``items``, with the grid job's
     options and :data:`~dialeval.combined.features.PINNED_OPTIONS`, through the score cache; ``precision``
     (:mod:`dialeval.core.precision`) is given to every component whose runner takes it.
 
@@ -113,10 +124,10 @@ def component_scores(items: Sequence[dict], set_name: str | None = None, refresh
     from dialeval.scoring.cache import scores_for
 
     found = Components()
-    jobs = component_jobs(items, set_name, precision)
-    with Progress(len(jobs), "combined", unit="component", estimate=False) as bar:
-        for number, (job, options) in enumerate(jobs, 1):
-            bar.set_label(f"component {number}/{len(jobs)}: {job.name}")
+    runs = component_jobs(items, set_name, precision, jobs)
+    with Progress(len(runs), "combined", unit="component", estimate=False) as bar:
+        for number, (job, options) in enumerate(runs, 1):
+            bar.set_label(f"component {number}/{len(runs)}: {job.name}")
             try:
                 entry = scores_for(job.metric, options, items, refresh, desc=job.name)
             except ModelNotFoundError as e:
@@ -164,8 +175,8 @@ def run_combined(items: Sequence[dict], model: str | None = None, held_out: str 
     declaration); the signature names the precisions they ran in other than float32."""
     if not items:
         raise ValueError("combined: no items to score")
-    resolve_folder(model or DEFAULT_MODEL)  # a missing model fails before any component is scored
-    return combine(component_scores(items, held_out, precision=precision), model, held_out)
+    jobs = model_jobs(model)  # a missing model fails before any component is scored
+    return combine(component_scores(items, held_out, precision=precision, jobs=jobs), model, held_out)
 
 
 def combine(found: Components, model: str | None = None, held_out: str | None = None) -> ItemScores:
@@ -186,7 +197,11 @@ def combine(found: Components, model: str | None = None, held_out: str | None = 
     # a component without weights counts as applicable: the model is chosen as with its weights, and
     # LinearModel.predict lets the training mean stand in for its missing values
     available = pattern(table) + tuple(f.name for f in FEATURES if f.job in missing)
-    linear = CombinedModel.load(folder).for_pattern(available, held_out)
+    try:
+        linear = CombinedModel.load(folder).for_pattern(available, held_out)
+    except ValueError as e:  # e.g. items without contexts, where no component of the model applies
+        why = "; ".join(f"{job}: {reason}" for job, reason in found.left_out.items())
+        raise ValueError(f"combined: {e}" + (f" (components left out: {why})" if why else "")) from None
     n = len(next(iter(found.flags.values())))
     values = linear.predict({f: table.get(f, [float("nan")] * n) for f in linear.features})
     flags = found.item_flags(n)  # every component flags empty and repetitive responses itself

@@ -1,5 +1,5 @@
-"""The combined dialeval metric, an evaluate module: the other dialeval metrics' headline scores,
-combined by a non-negative ridge regression trained on human judgments (validated leave-one-set-out).
+"""The combined dialeval metric, an evaluate module: the mean percentile among human replies of the
+dialeval components that pass the behavioural suite (design chosen leave-one-source-out, issue 57).
 
 A thin wrapper: the implementation is ``dialeval.combined``; the weights are the bundled
 ``hub/combined-judgments`` folder (``dialeval/combined-judgments``).
@@ -25,35 +25,35 @@ _CITATION = """\
 """
 
 _DESCRIPTION = """\
-The combined metric scores a response with the dialeval metrics that apply to it and combines their
-headline scores, its features (named as in its signature): FED's overall quality (fed_overall),
-holistic coherence, fluency and consistency, GRADE (grade), SSREM's reference-free context fit
-(ssrem_f) and FULL (full); with references also SSREM's headline score (ssrem) and the
-multi-reference scores bleu2, meteor, rougeL and embedding_average. They are combined with a
-non-negative ridge regression, standardised features, trained to predict the human rating's
-percentile within a rated set. It is the one dialeval metric trained on the human-judgment sets;
-every number reported for it on one of those sets comes from the model trained without that set. It
-costs at most the sum of its components (their per-item scores are cached).
+The combined metric scores a response with the dialeval components that pass every declared kind of
+the behavioural suite themselves, its features (named as in its signature): holistic coherence
+(coherence), GRADE (grade) and SSREM's reference-free context fit (ssrem_f). Each score is read as
+its percentile among human replies to DailyDialog test contexts (the components' stored references)
+and the combined score is the mean of the three, in [0, 1]: no weight is fitted and no human rating
+is read. Among six designs compared leave-one-source-out on the shared human-judgment sets (one
+paper's sets held out together), it is the one above GRADE alone on the most sources; where it is
+not (the model card says where), use GRADE. It needs a context (every component reads one); references
+are not read. It costs its three components (their per-item scores are cached), not FED or FULL.
 """
 
 _KWARGS_DESCRIPTION = """
 Args:
     contexts (list of list of str): the turns before each response.
     responses (list of str): the responses to score.
-    references (list of list of str, optional): reference responses; with them the referenced
-        components (SSREM's headline ssrem, multiref) join in and the model trained with them is used.
+    references (list of list of str, optional): reference responses; read only by a model of another
+        design that has referenced features (training/combined.py --design a), not by the default.
     model (str, optional): a folder holding combined.json or "dialeval/combined-judgments" (default, bundled).
 Returns:
-    combined: the mean score; combined_scores: per item, the predicted percentile of the human rating
-    in [0, 1], higher = better; signature: the model, the features used, the number of training sets
-    and every component's weights; flags: per item, empty / no_words / repetitive / echo / salad / unknown_words (set by the
+    combined: the mean score; combined_scores: per item, the mean of the components' percentiles
+    among human replies, in [0, 1], higher = better; signature: the model, the features used, the
+    number of sets its weights were fitted on (0: none) and every component's weights; flags: per item, empty / no_words / repetitive / echo / salad / unknown_words (set by the
     response or by a component) for a response scored 0.
 Examples:
     >>> combined = evaluate.load("dialeval/combined")
     >>> result = combined.compute(contexts=[["Do you like reading books?"]],
     ...                           responses=["Yes, mostly novels. I read one every week."])
     >>> round(result["combined"], 3), result["flags"]
-    (0.736, [[]])
+    (0.932, [[]])
 """
 
 _STRING = datasets.Value("string")
