@@ -66,7 +66,7 @@ def test_demo_offers_every_registered_metric(app):
     """Each metric's declared choices, or one with the runner's defaults (combined declares none)."""
     assert list(dict.fromkeys(name for name, _choice in app.CHOICES.values())) == list(registry.METRICS)
     label = label_of(app, "combined")
-    assert label.startswith("combined (non-negative ridge combination")
+    assert label.startswith("combined (the mean percentile among human replies")
     assert app.CHOICES[label][1].options == {}
 
 

@@ -128,5 +128,5 @@ def test_examples_loads_each_metric_once_and_releases_it_before_the_next(monkeyp
     assert list(out) == ["multiref", "fed", "holistic", "grade", "ssrem", "combined", "full", "usl"]  # the table's order
     combined = out["combined"]
     assert len(combined["scores"]["combined"]) == 6 and "missing:" not in combined["signatures"][0]
-    assert "fed=fake" in combined["signatures"][0] and "ssrem-f=fake" in combined["signatures"][0]
+    assert "holistic=fake" in combined["signatures"][0] and "ssrem-f=fake" in combined["signatures"][0]
     assert out["fed"]["scores"]["turn_overall"] == pytest.approx([0.5, 0.51, 0.52, 0.53, 0.54, 0.55], rel=ROUNDING)

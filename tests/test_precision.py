@@ -170,12 +170,13 @@ def test_the_signature_names_the_precision_used(monkeypatch, tiny_dir, precision
 ITEMS = [{"context": ["Hi!"], "response": "Hello there.", "references": ["Hello."]}]
 
 
-def fed_declaring(monkeypatch, passing):
+def declaring(monkeypatch, passing, metric="fed"):
+    """``metric``'s spec declares ``passing`` as the precisions ``auto`` may pick."""
     from dialeval import registry
 
     real = registry.spec
     monkeypatch.setattr(registry, "spec", lambda name: dataclasses.replace(real(name), auto_precisions=passing)
-                        if name == "fed" else real(name))
+                        if name == metric else real(name))
 
 
 def test_the_cache_key_holds_the_precision_as_run(monkeypatch, tmp_path):
@@ -188,7 +189,7 @@ def test_the_cache_key_holds_the_precision_as_run(monkeypatch, tmp_path):
     int8 = cache_key("fed", {"device": "cpu", "precision": "int8"}, ITEMS)
     assert len({plain, bf16, int8}) == 3
     fake_flags(monkeypatch, NO_FLAGS)
-    fed_declaring(monkeypatch, ("bfloat16",))
+    declaring(monkeypatch, ("bfloat16",))
     assert cache_key("fed", {"device": "cpu", "precision": "auto"}, ITEMS) == plain  # auto ran float32 here
     fake_flags(monkeypatch, BF16)
     assert cache_key("fed", {"device": "cpu", "precision": "auto"}, ITEMS) == bf16  # auto ran bfloat16
@@ -198,11 +199,9 @@ def test_combined_keys_each_components_precision(monkeypatch):
     from dialeval.scoring.runners import precision_keyed
 
     fake_flags(monkeypatch, BF16)
-    fed_declaring(monkeypatch, ("bfloat16",))
+    declaring(monkeypatch, ("bfloat16",), "holistic")
     keyed = precision_keyed("combined", {"precision": "auto", "device": "cpu"})
-    assert keyed["precision"]["fed"] == "bfloat16"
-    assert set(keyed["precision"].values()) == {"bfloat16", "float32"}  # the others declare nothing
-    assert "multiref" not in keyed["precision"]  # takes no precision
+    assert keyed["precision"] == {"holistic": "bfloat16", "grade": "float32", "ssrem": "float32"}  # the others declare nothing
 
 
 def test_precision_is_not_a_neutral_option_of_the_human_reference():

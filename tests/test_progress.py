@@ -165,7 +165,7 @@ def test_levels_of_other_threads_do_not_nest():
 
 
 def test_combined_shows_each_component_and_its_items(monkeypatch, tmp_path):
-    """combined's components through the real scores_for, with stub chunks on the fake clock: FED
+    """combined's components through the real scores_for, with stub chunks on the fake clock: holistic
     (3 s per item) shows its component number and its items; the quick components print nothing."""
     from dialeval.combined.runner import component_scores
     from dialeval.core.results import ItemScores
@@ -173,7 +173,7 @@ def test_combined_shows_each_component_and_its_items(monkeypatch, tmp_path):
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path))
     clock, out = Clock(), io.StringIO()
-    seconds_per_item = {"fed": 3.0}
+    seconds_per_item = {"holistic": 3.0}
 
     def chunks(metric, items, options, start=0, chunk_size=cache.CHUNK_SIZE):
         for first in range(start, len(items), chunk_size):
@@ -189,14 +189,14 @@ def test_combined_shows_each_component_and_its_items(monkeypatch, tmp_path):
         found = component_scores(items)
         outer.update(40)
     assert sorted(found.scores) == sorted(found.signatures) and not found.left_out
-    prefix = "combined on set: 0/40 items (0%), {} so far | combined: component 2/8: fed, {} so far | fed: "
+    prefix = "combined on set: 0/40 items (0%), {} so far | combined: component 1/3: holistic, {} so far | holistic: "
     assert lines(out) == [
         prefix.format("0:48", "0:48") + "16/40 items (40%), 3.0 s/item, 1:12 left",
         prefix.format("1:36", "1:36") + "32/40 items (80%), 3.0 s/item, 0:24 left",
         prefix.format("2:00", "2:00") + "40/40 items (100%), 3.0 s/item, 0:00 left",
-        "fed: 40/40 items in 2:00 (3.0 s/item)",
-        "combined: 8/8 components in 2:03 (15.4 s/component)",
-        "combined on set: 40/40 items in 2:03 (3.1 s/item)",
+        "holistic: 40/40 items in 2:00 (3.0 s/item)",
+        "combined: 3/3 components in 2:01 (40.3 s/component)",  # 120 s + two quick components of 0.4 s
+        "combined on set: 40/40 items in 2:01 (3.0 s/item)",
     ]
 
 
