@@ -73,7 +73,7 @@ from dialeval.core.lm import load_causal_lm  # noqa: E402
 from dialeval.core.results import split_result  # noqa: E402
 from dialeval.fed.runner import default_dialogue_model  # noqa: E402
 from dialeval.fed.scorer import FEDScorer  # noqa: E402
-from precision import SPEARMAN_RULE, fidelity  # noqa: E402
+from precision import SPEARMAN_RULE, fidelity, write_report  # noqa: E402
 from throughput import items, machine  # noqa: E402
 
 VARIANTS = ("torch-float32", "torch-float32-grouped", "ort-float32", "ort-float16", "ort-int8-channel",
@@ -265,12 +265,10 @@ def markdown(result: dict[str, Any]) -> str:
 
 
 def rss_gb() -> float:
-    """The process's peak resident memory, GB (Linux; NaN elsewhere)."""
-    status = Path("/proc/self/status")
-    if not status.is_file():
-        return float("nan")
-    kb = next(int(line.split()[1]) for line in status.read_text().splitlines() if line.startswith("VmHWM"))
-    return round(kb / 2**20, 2)
+    """The process's peak resident memory, GB (``ru_maxrss``: KiB on Linux)."""
+    import resource
+
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20, 2)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -349,11 +347,7 @@ def main(argv: list[str] | None = None) -> int:
     result = {"command": command, "machine": info, "model": lm.dialeval_weights_id, "items": len(batch),
               "repeats": args.repeats, "chunk": args.chunk, "load_before": load, "load_after": [round(x, 2) for x in os.getloadavg()],
               "peak_rss_gb": rss_gb(), "variants": rows, "skipped": skipped}
-    text = markdown(result)
-    if args.out:
-        Path(f"{args.out}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        Path(f"{args.out}.md").write_text(text, encoding="utf-8")
-    print(text)
+    write_report(result, markdown(result), args.out)
     return 0
 
 if __name__ == "__main__":

@@ -206,12 +206,16 @@ def main(argv: list[str] | None = None) -> int:
     result["commands"] = [*[c for c in previous["commands"] if c != command], command]
     done = {j["job"] for j in result["jobs"]}
     result["jobs"] = [j for j in previous["jobs"] if j["job"] not in done] + result["jobs"]
-    text = markdown(result)
-    if args.out:
-        Path(f"{args.out}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        Path(f"{args.out}.md").write_text(text, encoding="utf-8")
-    print(text)
+    write_report(result, markdown(result), args.out)
     return 0
+
+
+def write_report(result: dict[str, Any], text: str, out: str | None) -> None:
+    """Print the Markdown ``text``; with ``out``, also write it to ``OUT.md`` and ``result`` to ``OUT.json``."""
+    if out:
+        Path(f"{out}.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
+        Path(f"{out}.md").write_text(text, encoding="utf-8")
+    print(text)
 
 
 if __name__ == "__main__":

@@ -26,7 +26,8 @@ from typing import Any, Sequence
 from dialeval.core.tables import fmt, fmt_p, format_table as text_table
 
 
-def _spearman(scores: Sequence[float], human: Sequence[float]) -> float:
+def spearman(scores: Sequence[float], human: Sequence[float]) -> float:
+    """Spearman's rho of ``scores`` with ``human``."""
     from dialeval.stats.correlation import correlate
 
     return correlate(scores, human).spearman
@@ -44,7 +45,7 @@ def spearman_by_score(scores: dict[str, dict[str, list[float]]], human: Sequence
             if headline_only and sub not in headline.get(job, ()):
                 continue
             try:
-                rho = _spearman(values, human)
+                rho = spearman(values, human)
             except ValueError:
                 continue
             if math.isfinite(rho):
@@ -100,7 +101,7 @@ def leave_one_set_out(sets: Sequence[str] | None = None, model: str | None = Non
         row: dict[str, Any] = {
             "set": set_name, "n": len(human), "trained_on": bundle.held_out[set_name].sets,
             "features": bundle.held_out[set_name].features,
-            "combined": _spearman(combined, human),
+            "combined": spearman(combined, human),
             "combined_interval": bootstrap_interval(combined, human, "spearman", n_resamples, seed=seed),
         }
         best = best_single(headline[set_name])

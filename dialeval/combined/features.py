@@ -120,13 +120,19 @@ def _reference(name: str):
     return load_reference(job.metric, dict(job.options))
 
 
-def _within(values: Sequence[float]) -> list[float]:
+def percentiles(values: Sequence[float]):
+    """``(rank - 0.5) / n`` with average ranks for ties, as a numpy array: values on a common (0, 1) scale."""
     from scipy.stats import rankdata
 
+    return (rankdata(values) - 0.5) / len(values)
+
+
+def _within(values: Sequence[float]) -> list[float]:
+    """:func:`percentiles` of the finite values, NaN elsewhere."""
     finite = [i for i, v in enumerate(values) if math.isfinite(v)]
     out = [math.nan] * len(values)
-    for i, r in zip(finite, rankdata([values[i] for i in finite])):
-        out[i] = (float(r) - 0.5) / len(finite)
+    for i, p in zip(finite, percentiles([values[i] for i in finite])):
+        out[i] = float(p)
     return out
 
 

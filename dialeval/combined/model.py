@@ -39,6 +39,8 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from dialeval.combined.features import percentiles  # a set's human scores on a common (0, 1) scale
+
 MODEL_FILE = "combined.json"
 RIDGE = 1.0  # lambda, in units of one set's total weight (fixed, not tuned on any set)
 
@@ -76,13 +78,6 @@ class LinearModel:
     def contributions(self) -> dict[str, float]:
         """Weight per raw feature unit (``w_j / sigma_j``): what one more point of a component adds."""
         return {name: w / sd for name, w, sd in zip(self.features, self.weights, self.std)}
-
-
-def percentiles(values: Sequence[float]) -> np.ndarray:
-    """``(rank - 0.5) / n`` with average ranks for ties: a set's human scores on a common (0, 1) scale."""
-    from scipy.stats import rankdata
-
-    return (rankdata(values) - 0.5) / len(values)
 
 
 @dataclass

@@ -28,12 +28,6 @@ from dialeval.core.tables import fmt, fmt_p, format_table as text_table
 BASELINE = "grade"  # the feature to beat: GRADE alone
 
 
-def _rho(x: Sequence[float], y: Sequence[float]) -> float:
-    from dialeval.stats.correlation import correlate
-
-    return correlate(x, y).spearman
-
-
 def _paired(sets: Sequence[tuple[np.ndarray, np.ndarray, np.ndarray]], n_resamples: int, seed: int) -> np.ndarray:
     """Per resample, the mean over ``sets`` ((design, baseline, human) on the items where all are
     finite) of Spearman(design) - Spearman(baseline); items resampled within each set."""
@@ -52,6 +46,7 @@ def evaluate(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[fl
              n_resamples: int = 1000, seed: int = 0, ridge: float | None = None) -> dict[str, Any]:
     """Every design of ``designs`` (default all) on ``rows`` (set -> (feature table, human scores)),
     leave-one-source-out; ``flags``: set -> component job -> per-item flags."""
+    from dialeval.combined.benchmark import spearman
     from dialeval.combined.designs import DESIGNS
     from dialeval.combined.features import jobs_of
     from dialeval.combined.model import RIDGE
@@ -68,7 +63,7 @@ def evaluate(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[fl
             row: dict[str, Any] = {"set": name, "source": sources[name], "n": len(human)}
             grade = table.get(BASELINE)
             if grade is not None:
-                row |= {"grade": _rho(grade, human),
+                row |= {"grade": spearman(grade, human),
                         "grade_interval": bootstrap_interval(grade, human, "spearman", n_resamples, seed=seed)}
             model = bundle.held_out.get(name)
             if model is not None:
@@ -76,7 +71,7 @@ def evaluate(rows: Mapping[str, tuple[Mapping[str, Sequence[float]], Sequence[fl
                 flagged = [any(per_item[i] for per_item in read) for i in range(len(human))]
                 scores = [0.0 if f else s for f, s in zip(flagged, model.predict(table))]
                 row |= {"features": model.features, "trained_on": model.sets, "scores": scores,
-                        "rho": _rho(scores, human),
+                        "rho": spearman(scores, human),
                         "interval": bootstrap_interval(scores, human, "spearman", n_resamples, seed=seed)}
                 if grade is not None:
                     row["williams_p"] = williams_spearman(scores, grade, human)
