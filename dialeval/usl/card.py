@@ -89,7 +89,7 @@ LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accu
   heads learn, over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
   over cached features. Each head's hidden size (0, the paper's linear layer, or 256) and stopping epoch were
   chosen by accuracy on DailyDialog's validation split. Fine-tuning the encoder's top two layers for U, as the
-  paper fine-tunes, was measured (U 0.709 -> 0.760 in two epochs over 8,000 texts on the first bundled model's
+  paper fine-tunes, was measured (U 0.709 -> 0.731-0.760 in two epochs over 8,000 texts, by batch order, on the first bundled model's
   items, `benchmarks/results/usl-finetune.md`) but is not bundled yet.
 {s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token

@@ -83,7 +83,7 @@ class FrozenEncoder:
 
     def single(self, texts: Sequence[str], progress: bool = True) -> np.ndarray:
         """``[max; mean]`` features of each text alone."""
-        return self._pooled([self._cut(t, RESPONSE_TOKENS, False) for t in texts], None, progress, "response")
+        return self._pooled([self.cut_response(t) for t in texts], None, progress, "response")
 
     def contexts(self, contexts: Sequence[Sequence[str]], progress: bool = True) -> np.ndarray:
         """``[max; mean]`` features of each context alone (its turns joined, the last tokens kept)."""
@@ -109,10 +109,19 @@ class FrozenEncoder:
                                        return_tensors="pt").to(self.device)
                 mask = batch["attention_mask"]
                 with torch.no_grad():
-                    hidden = self.model(**batch).last_hidden_state.float()
-                keep = mask.unsqueeze(-1).bool()
-                top = hidden.masked_fill(~keep, float("-inf")).max(1).values
-                avg = (hidden * keep).sum(1) / keep.sum(1)
-                out[idx] = torch.cat([top, avg], -1).cpu().numpy()
+                    out[idx] = max_mean(self.model(**batch).last_hidden_state.float(), mask).cpu().numpy()
                 bar.update(len(idx))
         return out
+
+    def cut_response(self, text: str) -> str:
+        """A response as U reads it: its first :data:`RESPONSE_TOKENS` tokens."""
+        return self._cut(text, RESPONSE_TOKENS, False)
+
+
+def max_mean(hidden, mask):
+    """``[max; mean]`` of the last hidden states ``(batch, tokens, d)`` over the real tokens of ``mask``."""
+    import torch
+
+    keep = mask.unsqueeze(-1).bool()
+    top = hidden.masked_fill(~keep, float("-inf")).max(1).values
+    return torch.cat([top, (hidden * keep).sum(1) / keep.sum(1)], -1)
