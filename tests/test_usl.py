@@ -26,11 +26,14 @@ class Scripted(random.Random):
 
 def test_usl_h_and_the_authors_hs_by_hand():
     # H: 0.33*0.8 + 0.33*0.8*0.5 + 0.34*0.8*0.5*0.25 = 0.264 + 0.132 + 0.034
-    assert usl_h(0.8, 0.5, 0.25) == pytest.approx(0.43, rel=1e-12)
-    # HS: 0.33*0.8 + 0.33*0.5 + 0.34*0.5*0.25 = 0.264 + 0.165 + 0.0425
+    assert usl_h(0.8, 0.5, 0.25, "H") == pytest.approx(0.43, rel=1e-12)
+    # HS, the default (the authors' scorer, what Yeh et al. measured): 0.33*0.8 + 0.33*0.5 + 0.34*0.5*0.25
+    # = 0.264 + 0.165 + 0.0425
     assert usl_h(0.8, 0.5, 0.25, "HS") == pytest.approx(0.4715, rel=1e-12)
-    # the hierarchy: an unintelligible response (U = 0) scores 0 under H whatever S and L say
-    assert usl_h(0.0, 1.0, 1.0) == 0.0 and usl_h(1.0, 1.0, 1.0) == pytest.approx(1.0, rel=1e-12)
+    assert usl_h(0.8, 0.5, 0.25) == usl_h(0.8, 0.5, 0.25, "HS")
+    # the hierarchy: an unintelligible response (U = 0) scores 0 under H whatever S and L say; HS still counts S
+    assert usl_h(0.0, 1.0, 1.0, "H") == 0.0 and usl_h(1.0, 1.0, 1.0, "H") == pytest.approx(1.0, rel=1e-12)
+    assert usl_h(0.0, 1.0, 1.0, "HS") == pytest.approx(0.67, rel=1e-12)
     with pytest.raises(ValueError, match="hierarchy"):
         usl_h(0.5, 0.5, 0.5, "A")
 
@@ -186,7 +189,7 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     for name in ("usl", "usl_u", "usl_s", "usl_l"):
         assert result[f"{name}_scores"][1:] == [0.0, 0.0]
     u, s, l = (result[f"usl_{p}_scores"][0] for p in "usl")
-    assert result["usl_scores"][0] == pytest.approx(usl_h(u, s, l), abs=ROUNDING)
+    assert result["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "HS"), abs=ROUNDING)
     # U is the head's probability over the encoder's features of the response alone
     heads, _ = load_folder(out)
     single = scorer.encoder.single(responses[:1])
@@ -197,8 +200,8 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     # the NLL is clipped to the stored quartiles
     nll = scorer.likelihood.nll(responses[:1])[0]
     assert l == pytest.approx(min(max((nll - low) / (high - low), 0.0), 1.0), abs=1e-4)
-    assert "hierarchy:H" in result["signature"] and "enc:minilm-l6" in result["signature"]
-    assert scorer.score(contexts[:1], responses[:1], "HS")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "HS"), abs=ROUNDING)
+    assert "hierarchy:HS" in result["signature"] and "enc:minilm-l6" in result["signature"]
+    assert scorer.score(contexts[:1], responses[:1], "H")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "H"), abs=ROUNDING)
 
 
 def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():
@@ -214,3 +217,40 @@ def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():
     assert set(YEH) == {"grade-convai2", "grade-dailydialog", "grade-empathetic", "holistic-coherence", "fed-turn",
                         "fed-dialog"}
     assert set(SPEC.benchmarks) == {f"usl-{name}" for name in YEH}
+
+
+def test_the_default_hierarchy_keys_the_score_cache():
+    # a changed default must miss the scores cached under the old one (the grid served H's under HS once)
+    from dialeval import registry
+    from dialeval.usl.formula import DEFAULT_HIERARCHY
+
+    assert DEFAULT_HIERARCHY == "HS"
+    assert registry.resolved_defaults("usl")["usl"]["hierarchy"] == "HS"
+
+
+def test_the_benchmark_also_correlates_the_papers_hierarchy_of_the_same_parts(monkeypatch):
+    # U = 0 on the best-rated reply: HS still counts its S, the paper's H zeroes it, so the two rows differ
+    from dialeval import registry
+    from dialeval.data.items import JudgmentItem
+    from dialeval.usl import benchmark, scorer
+
+    parts = [(0.0, 0.9, 0.9), (0.9, 0.2, 0.1), (0.8, 0.4, 0.5), (0.3, 0.5, 0.2)]
+    human = [4.0, 1.0, 3.0, 2.0]
+    items = [JudgmentItem(context=["hi"], response=f"reply {i}", score=h) for i, h in enumerate(human)]
+
+    class Fixed:
+        def score(self, contexts, responses, hierarchy):
+            return {"signature": f"metric:usl|hierarchy:{hierarchy}", "flagged": 0,
+                    "usl_scores": [usl_h(u, s, l, hierarchy) for u, s, l in parts],
+                    **{f"usl_{p}_scores": [row[i] for row in parts] for i, p in enumerate("usl")}}
+
+    monkeypatch.setattr(registry, "judgment_sets", lambda: {"fed-turn": lambda: items})
+    monkeypatch.setattr(scorer, "cached_scorer", lambda *args: Fixed())
+    rows = benchmark.yeh("fed-turn")["rows"]
+    # HS by hand: 0.33*0 + 0.33*0.9 + 0.34*0.81 = 0.5724; 0.297 + 0.066 + 0.0068 = 0.3698;
+    # 0.264 + 0.132 + 0.068 = 0.464; 0.099 + 0.165 + 0.034 = 0.298: ranks 4, 2, 3, 1 against 4, 1, 3, 2
+    assert rows["usl"]["spearman"] == pytest.approx(0.8, rel=SUM)
+    # H by hand: 0; 0.297 + 0.0594 + 0.00612 = 0.36252; 0.264 + 0.1056 + 0.0544 = 0.424; 0.099 + 0.0495 + 0.0102
+    # = 0.1587: ranks 1, 3, 4, 2 against 4, 1, 3, 2
+    assert rows["usl[H]"]["spearman"] == pytest.approx(-0.4, rel=SUM)
+    assert set(rows) == {"usl", "usl_u", "usl_s", "usl_l", "usl[H]"}

@@ -5,10 +5,12 @@
   specificity) clipped to ``[q25, q75]``, the quartiles of the NLL of the training corpus's validation
   responses, then ``(nll - q25) / (q75 - q25)``, in ``[0, 1]``.
 * **USL-H** (the paper's hierarchy, the authors' ``composite_one_instance``, coefficients
-  ``(a, b, c) = (0.33, 0.33, 0.34)``): ``"H"`` (the paper and the authors' README: a response must
-  first be understandable, then sensible, and only then does specificity count)
-  ``a*U + b*U*S + c*U*S*L``; ``"HS"`` (what the authors' ``Scorer.get_score`` computes and
-  reports as ``USL-HS``) ``a*U + b*S + c*S*L``. Both lie in ``[0, 1]`` for U, S, L in ``[0, 1]``.
+  ``(a, b, c) = (0.33, 0.33, 0.34)``): ``"HS"``, the default, ``a*U + b*S + c*S*L``: what the
+  authors' released scorer (``Scorer.get_score``) computes and reports as ``USL-HS``, and so what
+  Yeh et al. (2021) ran for every published USL-H number after the paper (their
+  ``read_usl_result`` reads ``USL-HS``); ``"H"``, the paper's and the authors' README's formula (a
+  response must first be understandable, then sensible, and only then does specificity count),
+  ``a*U + b*U*S + c*U*S*L``. Both lie in ``[0, 1]`` for U, S, L in ``[0, 1]``.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from typing import Sequence
 
 HIERARCHIES = ("H", "HS")
-DEFAULT_HIERARCHY = "H"
+DEFAULT_HIERARCHY = "HS"  # the numbers USL-H is compared with (Yeh et al.) were computed so
 COEFFICIENTS = (0.33, 0.33, 0.34)
 QUANTILES = (0.25, 0.75)  # the authors' min and max of L's normalisation
 

@@ -15,7 +15,7 @@ AUTO_PRECISIONS: tuple[str, ...] = ()
 def run_usl(items: Sequence[dict], model: str | None = None, hierarchy: str | None = None,
             device: str | None = None, precision: str | None = None) -> ItemScores:
     """USL-H (Phy et al. 2020, :mod:`dialeval.usl.scorer`) of each item's ``response`` given its
-    ``context``; ``hierarchy`` ``"H"`` (default, the paper) or ``"HS"`` (the authors' scorer);
+    ``context``; ``hierarchy`` ``"HS"`` (default, the authors' scorer) or ``"H"`` (the paper's formula);
     ``precision``: the encoder's forward (``None`` is float32, ``"auto"`` chooses among :data:`AUTO_PRECISIONS`)."""
     from dialeval.core.precision import runner_precision
     from dialeval.usl.formula import DEFAULT_HIERARCHY

@@ -7,6 +7,7 @@ from dialeval.core.spec import (
     MetricSpec,
 )
 from dialeval.usl import scales
+from dialeval.usl.formula import DEFAULT_HIERARCHY
 from dialeval.usl.heads import BUILD
 from dialeval.usl.runner import AUTO_PRECISIONS, run_usl
 
@@ -28,6 +29,7 @@ SPEC = MetricSpec(
     scales=lambda: scales.SCALES,
     bundled=(FOLDER,),
     reads_fields=("context", "response"),
+    default_settings={"hierarchy": DEFAULT_HIERARCHY},  # keys the score cache: a changed default re-scores
     build_hints={FOLDER: BUILD, f"dialeval/{FOLDER}": BUILD},
     # Yeh et al.'s numbers beside ours on each shared set they report (dialeval.usl.benchmark)
     benchmarks={f"usl-{name}": Benchmark("dialeval.usl.benchmark", "yeh", "format_yeh", (name,), runs={f"usl-{name}": {}})

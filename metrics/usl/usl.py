@@ -32,8 +32,10 @@ that it is a valid utterance (a classifier trained to tell DailyDialog responses
 word-dropped or word-repeated corruptions); S, the probability that it is the context's true next
 turn rather than a random response; L, its specificity (its negative log-likelihood under a
 DailyDialog-tuned language model, clipped to the quartiles of DailyDialog validation responses and
-scaled). They combine hierarchically, a response must first be understandable, then sensible, and
-only then does specificity count: USL-H = 0.33*U + 0.33*U*S + 0.34*U*S*L. The bundled model
+scaled). They combine hierarchically as the authors' released scorer does (and so every published
+USL-H number after the paper): USL-H = 0.33*U + 0.33*S + 0.34*S*L; the paper's formula, where a
+response must first be understandable, then sensible, 0.33*U + 0.33*U*S + 0.34*U*S*L, is
+hierarchy="H". The bundled model
 (dialeval/usl-dailydialog) was trained on DailyDialog only, offline, on a frozen all-MiniLM-L6-v2.
 """
 
@@ -41,8 +43,8 @@ _KWARGS_DESCRIPTION = """
 Args:
     contexts (list of list of str): the dialogue turns before each response (oldest first).
     responses (list of str): the responses to score, one per context.
-    hierarchy (str, optional): "H" (default, the paper: 0.33*U + 0.33*U*S + 0.34*U*S*L) or "HS" (what the
-        authors' scorer reports: 0.33*U + 0.33*S + 0.34*S*L).
+    hierarchy (str, optional): "HS" (default, what the authors' scorer reports and Yeh et al. 2021 measured:
+        0.33*U + 0.33*S + 0.34*S*L) or "H" (the paper's formula: 0.33*U + 0.33*U*S + 0.34*U*S*L).
     model (str, optional): "dialeval/usl-dailydialog" (default, bundled) or a folder written by training/usl.py.
     device (str, optional): torch device, default CPU.
     precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8" or "auto"
