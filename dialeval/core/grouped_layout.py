@@ -14,11 +14,19 @@ a key token of the same row iff both belong to the same group, the key is not af
 the key is a prefix token or a trie node whose subtree holds the query (its ancestors and itself).
 Padding queries see everything (their outputs are never read). So every token attends to what it
 attends to in ``prefix + c`` alone, at the same positions.
+
+Sliding-window layers (Gemma-3-270M: ``sliding_window`` 512 in 15 of its 18 layers) attend to keys
+less than ``window`` positions back; the mask above is full-attention causal. A group whose prefix
+plus longest continuation fits the window (at most ``window`` tokens, so its positions run from 0 to
+``window - 1`` and every query-key distance is below the window) is attended to whole by such a layer
+too, so the one mask serves every layer: transformers' mask interface (``masking_utils``; 5.24
+read) hands a prepared 4D mask to full and sliding layers as it is. A longer group must be scored
+another way (:func:`fits_window`).
 """
 
 from __future__ import annotations
 
-from typing import Iterator, Sequence
+from typing import Any, Iterator, Sequence
 
 import torch
 
@@ -136,3 +144,19 @@ class GroupedRows:
                 done.append((g, (prefix_lp, scored)))
         return done
 
+
+def sliding_window(config: Any) -> int | None:
+    """The sliding window of ``config``'s sliding-window layers (Gemma 3: ``sliding_window``, the
+    layers named ``sliding_attention`` in ``layer_types``), ``None`` when no layer slides."""
+    window = getattr(config, "sliding_window", None)
+    if not window or not getattr(config, "use_sliding_window", True):
+        return None
+    types = getattr(config, "layer_types", None)
+    return window if types is None or "sliding_attention" in types else None
+
+
+def fits_window(length: int, window: int | None) -> bool:
+    """Whether a group of ``length`` tokens (prefix plus longest continuation) is attended to whole by
+    a sliding-window layer of ``window`` (``None``: none slides): the layer sees keys less than
+    ``window`` positions back and the group's positions run from 0 to ``length - 1``."""
+    return window is None or length <= window

@@ -44,7 +44,7 @@ from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, import
 from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.progress import Progress
 from dialeval.core.continuation_trie import ContinuationTrie
-from dialeval.core.grouped_layout import Group, GroupedRows, LogProb, group_batches
+from dialeval.core.grouped_layout import Group, GroupedRows, LogProb, fits_window, group_batches, sliding_window
 from dialeval.core.options import check_device, default_device
 from dialeval.core.precision import with_precision
 
@@ -258,18 +258,29 @@ class LMScorer:
         so each continuation is scored exactly as ``prefix + c`` alone (the sum over its path; equal to
         the one-group path up to float rounding). The LM head runs only on the positions whose next
         token is scored. Models whose attention takes no 4D mask fall back to one
-        :meth:`prefix_and_continuation_logprobs` call per group. Progress counts the groups of each
-        batch (:mod:`dialeval.core.progress`; ``progress=False``: none).
+        :meth:`prefix_and_continuation_logprobs` call per group; so does a group whose prefix plus
+        longest continuation is longer than a sliding window (Gemma 3's 512 tokens), where the block
+        mask would not be exact. Progress counts the groups of each batch
+        (:mod:`dialeval.core.progress`; ``progress=False``: none).
         """
         fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
         with Progress(len(fitted), "lm", unit="group", enabled=progress) as bar:
             if not self._packs_groups():
                 return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in bar.each(fitted)]
             results: list[Any] = [None] * len(fitted)
+            window = sliding_window(self.model.config)
+            laid = {}  # what each group feeds, for the groups that fit the sliding window
+            for i, (prefix, conts) in enumerate(fitted):
+                if fits_window(len(prefix) + max(map(len, conts)), window):
+                    laid[i] = (prefix, ContinuationTrie(conts))
+                else:  # beyond a sliding window the block mask is not exact: the one-group path
+                    results[i] = self.prefix_and_continuation_logprobs(*fitted[i], prefix_logprob)
+                    bar.update(1)
+            order = list(laid)
             budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
-            laid = [(prefix, ContinuationTrie(conts)) for prefix, conts in fitted]  # what each group feeds
-            for batch in group_batches([len(p) + len(trie) for p, trie in laid], row_tokens, budget):
-                for g, value in self._grouped_forward([[(i, *laid[i]) for i in row] for row in batch], prefix_logprob):
+            for batch in group_batches([len(p) + len(trie) for p, trie in laid.values()], row_tokens, budget):
+                rows = [[(order[j], *laid[order[j]]) for j in row] for row in batch]
+                for g, value in self._grouped_forward(rows, prefix_logprob):
                     results[g] = value
                 bar.update(sum(map(len, batch)))
         return results  # type: ignore[return-value]
@@ -409,11 +420,12 @@ class LMScorer:
         yield group
 
     def _packs_groups(self) -> bool:
-        """Whether several sequences can share a row: the attention must take a 4D float mask, and no
-        layer may attend through a sliding window (Gemma 3's would build its own mask)."""
+        """Whether several sequences can share a row: the attention must take a 4D float mask and every
+        layer attend fully or through a sliding window (:mod:`dialeval.core.grouped_layout`; a group
+        longer than the window is scored alone, :meth:`grouped_logprobs`)."""
         config = self.model.config
-        sliding = getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True)
-        return self.share_prefix and not sliding and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
+        kinds = set(getattr(config, "layer_types", None) or ()) <= {"full_attention", "sliding_attention"}
+        return self.share_prefix and kinds and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
 
     def _grouped_forward(
         self, rows: list[list[Group]], prefix_logprob: bool
