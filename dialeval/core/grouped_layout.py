@@ -21,7 +21,10 @@ plus longest continuation fits the window (at most ``window`` tokens, so its pos
 ``window - 1`` and every query-key distance is below the window) is attended to whole by such a layer
 too, so the one mask serves every layer: transformers' mask interface (``masking_utils``; 5.24
 read) hands a prepared 4D mask to full and sliding layers as it is. A longer group must be scored
-another way (:func:`fits_window`).
+another way (:func:`fits_window`). FED on Gemma-3-270M this way: 1.49x the items/s of one context at a
+time on its key/value cache, per-item Spearman 1.0000, largest difference 2.1e-5 (64 DailyDialog
+items, one thread; holistic coherence's query-reply pairs: 0.97x, as fast as padded length batches;
+``benchmarks/results/grouped-layout.md``).
 """
 
 from __future__ import annotations
