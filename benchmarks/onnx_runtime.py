@@ -6,7 +6,8 @@ a key/value cache: ``(input_ids, position_ids, 4D additive mask, kept positions)
 kept positions only (the LM head runs on those alone, as torch's ``logits_to_keep`` does). That graph
 is the forward of FED's grouped layout (:meth:`dialeval.core.lm.LMScorer.grouped_logprobs`: a context
 and its follow-ups as a token trie in rows of 512 tokens under a block mask), which FED takes for a
-model whose attention takes a 4D mask and has no sliding window. Gemma 3's sliding-window layers
+model whose attention takes a 4D mask (on Gemma 3 since ``benchmarks/results/grouped-layout.md``; when
+``onnx-runtime.md`` was measured, only without a sliding window). Gemma 3's sliding-window layers
 (512 positions) see a whole context plus follow-up when it is at most 512 tokens, so the same block
 mask given to every layer scores each follow-up exactly as ``context + follow-up`` alone; the
 wrapper checks that bound on every call (the largest position id) and raises beyond it.
@@ -15,8 +16,9 @@ Variants, every one scored through FED's own code (:class:`dialeval.fed.scorer.F
 ``(model, tokenizer)`` pair, as ``run_fed`` scores items at turn level in its default variant; only
 the model's forward differs):
 
-* ``torch-float32``: the baseline, FED as it runs now (``precision="float32"``: Gemma's forward with
-  its key/value cache, the follow-ups packed after each context);
+* ``torch-float32``: the baseline, FED as it runs (``precision="float32"``; in ``onnx-runtime.md``
+  Gemma's forward with its key/value cache, the follow-ups packed after each context; now the grouped
+  layout in torch, as the next row);
 * ``torch-float32-grouped``: torch float32 in the grouped layout above (the block mask given to every
   layer as Gemma's mask mapping): separates the layout's share of a speed-up from the runtime's;
 * ``ort-float32``: the exported graph in ONNX Runtime, ``ORT_ENABLE_ALL`` graph optimisation;

@@ -44,10 +44,9 @@ from dialeval.core.lm_loading import (  # noqa: F401  (the loading names, import
 from dialeval.core.batching import default_overhead, length_batches
 from dialeval.core.progress import Progress
 from dialeval.core.continuation_trie import ContinuationTrie
+from dialeval.core.grouped_layout import Group, GroupedRows, LogProb, fits_window, group_batches, sliding_window
 from dialeval.core.options import check_device, default_device
 from dialeval.core.precision import with_precision
-
-LogProb = tuple[float, int]
 
 
 def conversation_text(turns: Sequence[str], eos: str) -> str:
@@ -252,26 +251,36 @@ class LMScorer:
 
         Each group is truncated as there. Groups are laid out whole, the prefix followed by its
         continuations as a token trie (:class:`ContinuationTrie`: tokens that several continuations
-        begin with are fed once), into rows of at most ``row_tokens`` tokens (a longer group gets a
-        row of its own), longest first; rows go through the model in batches of at most
-        ``batch_tokens`` tokens (right-padded; default :func:`default_batch_tokens`: one row of 512
-        on a CPU, where that measured fastest, 32,768 on a GPU). A block mask lets a prefix token see
-        the earlier tokens of its own prefix and a trie node its group's prefix and its ancestors,
-        with position ids ``len(prefix) + depth``, so each continuation is scored exactly as
-        ``prefix + c`` alone (the sum over its path; equal to the one-group path up to float
-        rounding). The LM head runs only on the positions whose next token is scored. Models whose attention takes no
-        4D mask fall back to one :meth:`prefix_and_continuation_logprobs` call per group. Progress
-        counts the groups of each batch (:mod:`dialeval.core.progress`; ``progress=False``: none).
+        begin with are fed once), into rows of at most ``row_tokens`` tokens, longest first; rows go
+        through the model in batches of at most ``batch_tokens`` tokens (right-padded; default
+        :func:`default_batch_tokens`: one row of 512 on a CPU, where that measured fastest, 32,768 on a
+        GPU) under a block mask, with positions restarting per group (:mod:`dialeval.core.grouped_layout`),
+        so each continuation is scored exactly as ``prefix + c`` alone (the sum over its path; equal to
+        the one-group path up to float rounding). The LM head runs only on the positions whose next
+        token is scored. Models whose attention takes no 4D mask fall back to one
+        :meth:`prefix_and_continuation_logprobs` call per group; so does a group whose prefix plus
+        longest continuation is longer than a sliding window (Gemma 3's 512 tokens), where the block
+        mask would not be exact. Progress counts the groups of each batch
+        (:mod:`dialeval.core.progress`; ``progress=False``: none).
         """
         fitted = [self._fit(list(prefix), conts) for prefix, conts in groups]
         with Progress(len(fitted), "lm", unit="group", enabled=progress) as bar:
             if not self._packs_groups():
                 return [self.prefix_and_continuation_logprobs(p, c, prefix_logprob) for p, c in bar.each(fitted)]
             results: list[Any] = [None] * len(fitted)
+            window = sliding_window(self.model.config)
+            laid = {}  # what each group feeds, for the groups that fit the sliding window
+            for i, (prefix, conts) in enumerate(fitted):
+                if fits_window(len(prefix) + max(map(len, conts)), window):
+                    laid[i] = (prefix, ContinuationTrie(conts))
+                else:  # beyond a sliding window the block mask is not exact: the one-group path
+                    results[i] = self.prefix_and_continuation_logprobs(*fitted[i], prefix_logprob)
+                    bar.update(1)
+            order = list(laid)
             budget = default_batch_tokens(self.device) if batch_tokens is None else batch_tokens
-            laid = [(prefix, ContinuationTrie(conts)) for prefix, conts in fitted]  # what each group feeds
-            for batch in self._group_batches([len(p) + len(trie) for p, trie in laid], row_tokens, budget):
-                for g, value in self._grouped_forward([[(i, *laid[i]) for i in row] for row in batch], prefix_logprob):
+            for batch in group_batches([len(p) + len(trie) for p, trie in laid.values()], row_tokens, budget):
+                rows = [[(order[j], *laid[order[j]]) for j in row] for row in batch]
+                for g, value in self._grouped_forward(rows, prefix_logprob):
                     results[g] = value
                 bar.update(sum(map(len, batch)))
         return results  # type: ignore[return-value]
@@ -411,107 +420,20 @@ class LMScorer:
         yield group
 
     def _packs_groups(self) -> bool:
-        """Whether several sequences can share a row: the attention must take a 4D float mask, and no
-        layer may attend through a sliding window (Gemma 3's would build its own mask)."""
+        """Whether several sequences can share a row: the attention must take a 4D float mask and every
+        layer attend fully or through a sliding window (:mod:`dialeval.core.grouped_layout`; a group
+        longer than the window is scored alone, :meth:`grouped_logprobs`)."""
         config = self.model.config
-        sliding = getattr(config, "sliding_window", None) and getattr(config, "use_sliding_window", True)
-        return self.share_prefix and not sliding and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
-
-    @staticmethod
-    def _group_batches(size: list[int], row_tokens: int, batch_tokens: int) -> Any:
-        """Batches (lists of rows, a row a list of group indices) of groups of ``size`` tokens, longest
-        first: a row holds whole groups up to ``row_tokens`` tokens, a batch rows up to ``batch_tokens``
-        padded tokens."""
-        rows: list[list[int]] = []
-        room: list[int] = []
-        for g in sorted(range(len(size)), key=lambda i: -size[i]):  # first fit, longest first
-            slot = next((r for r, left in enumerate(room) if left >= size[g]), None)
-            if slot is None:
-                rows.append([g])
-                room.append(row_tokens - size[g])
-            else:
-                rows[slot].append(g)
-                room[slot] -= size[g]
-        batch: list[list[int]] = []
-        width = 0
-        for row, left in zip(rows, room):
-            length = max(row_tokens - left, size[row[0]])
-            if batch and max(width, length) * (len(batch) + 1) > batch_tokens:
-                yield batch
-                batch, width = [], 0
-            batch.append(row)
-            width = max(width, length)
-        if batch:
-            yield batch
+        kinds = set(getattr(config, "layer_types", None) or ()) <= {"full_attention", "sliding_attention"}
+        return self.share_prefix and kinds and getattr(config, "_attn_implementation", None) in ("eager", "sdpa")
 
     def _grouped_forward(
-        self, rows: list[list[tuple[int, list[int], ContinuationTrie]]], prefix_logprob: bool
+        self, rows: list[list[Group]], prefix_logprob: bool
     ) -> list[tuple[int, tuple[LogProb | None, list[LogProb]]]]:
-        """One forward over right-padded rows of whole groups (see :meth:`grouped_logprobs`)."""
-        ids_rows, pos_rows, seg_rows = [], [], []
-        # per scored token: (row, position of the logits that predict it, its id, group, 0 = prefix / t+1 = node t)
-        targets: list[tuple[int, int, int, int, int]] = []
-        for r, row in enumerate(rows):
-            ids: list[int] = []
-            positions: list[int] = []
-            segments: list[tuple[int, int]] = []  # per token: (end of what sees it, start of its group's prefix)
-            for g, prefix, nodes in row:
-                base = len(ids)
-                ids += prefix
-                positions += range(len(prefix))
-                segments += [(-1, base)] * len(prefix)  # a prefix token: seen by its group's later tokens
-                if prefix_logprob:
-                    targets += [(r, base + t - 1, prefix[t], g, 0) for t in range(1, len(prefix))]
-                first = len(ids)
-                ids += nodes.tokens
-                positions += [len(prefix) + d for d in nodes.depths]
-                segments += [(first + end, base) for end in nodes.ends]
-                last = base + len(prefix) - 1
-                targets += [(r, last if parent < 0 else first + parent, token, g, t + 1)
-                            for t, (token, parent) in enumerate(zip(nodes.tokens, nodes.parents))]
-            ids_rows.append(ids)
-            pos_rows.append(positions)
-            seg_rows.append(segments)
-        width = max(len(ids) for ids in ids_rows)
-        dev = self.device
-        input_ids = self._tensor([ids + [self.pad_id] * (width - len(ids)) for ids in ids_rows])
-        position_ids = self._tensor([pos + [0] * (width - len(pos)) for pos in pos_rows])
-        dtype = self.model.dtype
-        mask = torch.full((len(rows), 1, width, width), torch.finfo(dtype).min, dtype=dtype, device=dev)
-        for r, segments in enumerate(seg_rows):
-            n = len(segments)
-            end = torch.tensor([e for e, _ in segments], device=dev)
-            group = torch.tensor([b for _, b in segments], device=dev)
-            index = torch.arange(n, device=dev)
-            is_prefix = end < 0
-            same_group = group[:, None] == group[None, :]
-            earlier = index[None, :] <= index[:, None]
-            # a trie node is seen by the nodes of its subtree (laid out depth-first: itself up to its end)
-            sees = same_group & earlier & (is_prefix[None, :] | (end[None, :] > index[:, None]))
-            mask[r, 0, :n, :n].masked_fill_(sees, 0.0)
-            mask[r, 0, n:, :].fill_(0.0)  # padding rows attend to everything (their outputs are never read)
-        rows_t = torch.tensor([t[0] for t in targets], device=dev)
-        cols_t = torch.tensor([t[1] for t in targets], device=dev)
-        keep = torch.zeros((len(rows), width), dtype=torch.bool, device=dev)
-        keep[rows_t, cols_t] = True
-        out = self._kept_logits(input_ids, mask, position_ids, keep)  # (kept positions, V), row-major order
-        where = torch.full((len(rows), width), -1, dtype=torch.long, device=dev)
-        where[keep] = torch.arange(int(keep.sum()), device=dev)
-        token_lp = _log_softmax(out)[where[rows_t, cols_t], torch.tensor([t[2] for t in targets], device=dev)].tolist()
-        prefix_sums: dict[int, float] = {}
-        node_lp: dict[tuple[int, int], float] = {}
-        for (_, _, _, g, part), lp in zip(targets, token_lp):
-            if part:
-                node_lp[g, part - 1] = lp
-            else:
-                prefix_sums[g] = prefix_sums.get(g, 0.0) + lp
-        done = []
-        for row in rows:
-            for g, prefix, nodes in row:
-                prefix_lp = (prefix_sums.get(g, 0.0), len(prefix) - 1) if prefix_logprob else None
-                scored = [(sum(node_lp[g, t] for t in path), len(path)) for path in nodes.paths]
-                done.append((g, (prefix_lp, scored)))
-        return done
+        """One forward over right-padded rows of whole groups (:class:`GroupedRows`)."""
+        layout = GroupedRows(rows, prefix_logprob, self.pad_id, self.device, self.model.dtype)
+        out = self._kept_logits(layout.input_ids, layout.mask, layout.position_ids, layout.keep)
+        return layout.results(_log_softmax(out)[layout.scored].tolist())
 
     def _kept_logits(self, ids: torch.Tensor, mask: torch.Tensor, positions: torch.Tensor,
                      keep: torch.Tensor) -> torch.Tensor:
