@@ -43,8 +43,9 @@
   items its dynamic int8 without the MLPs runs at 2.07x torch float32 with a per-item Spearman of 0.92
   (every MatMul: 2.15x at 0.34 on 16), its float16 at 1.73x with 0.9998 (ORT has no float16 kernels
   on this CPU and runs it in float32 behind inserted casts), and its float32, exact (largest
-  difference 4e-5), at 1.74x, of which FED's grouped layout alone is 1.36x in torch
-  (``benchmarks/results/onnx-runtime.md``);
+  difference 4e-5), at 1.74x, of which the grouped layout alone was 1.36x in torch
+  (``benchmarks/results/onnx-runtime.md``); that layout is FED's own path on Gemma 3 now, 1.49x the
+  one-context-at-a-time path it replaced, exact (``benchmarks/results/grouped-layout.md``);
 * ``"auto"``: the fastest precision that the hardware runs natively (:func:`native_precisions`)
   among those the metric declares as passing the fidelity rule (``AUTO_PRECISIONS`` in its runner,
   ``MetricSpec.auto_precisions``: per-item Spearman >= 0.999 against float32 and no grid cell moved
