@@ -1,22 +1,20 @@
 """USL-H's training choices by DailyDialog validation accuracy alone (issue 57: no human rating is read).
 
-The bundled recipe (``python training/usl.py --threads 1``) against its own parts, on the same validation
-items (drawn before the training examples, :func:`dialeval.usl.training.draw`): U and S heads on the
-first 4,000 training responses / pairs (the first bundled model's size), beside the bundled heads on all
-the run's (``--u-responses`` / ``--s-pairs``, read from ``--report``, the folder's training report: the
-same fit on the same rows); with ``--pair`` also S on the (context, response) pair read together, the
-paper's input, on the same training and validation rows as the dual's first 4,000 pairs (its features
-are encoded here, ~5 CPU minutes). Each head is chosen as in training (hidden size, stopping epoch:
-:func:`dialeval.usl.training.choose_head`). The features come from training's cache, so after a training
-run only ``--pair`` encodes anything.
+The recipe of ``training/usl.py`` on ``--encoder``'s frozen features against its own parts, on the same
+validation items (drawn before the training examples, :func:`dialeval.usl.training.draw`): U and S heads
+on the first 4,000 training responses / pairs (the first bundled model's size), beside heads on all of
+``--u-responses`` / ``--s-pairs``; with ``--pair`` also S on the (context, response) pair read together,
+the paper's input, on the same training and validation rows as the dual's first 4,000 pairs (its features
+are encoded here, ~5 CPU minutes with MiniLM). Each head is chosen as in training (hidden size, stopping
+epoch: :func:`dialeval.usl.training.choose_head`). The features come from training's cache (a training
+run with the same ``--encoder`` and sizes fills it).
 
-    OMP_NUM_THREADS=1 python benchmarks/usl_choices.py --pair --save benchmarks/results/usl-choices.md
+    OMP_NUM_THREADS=1 python benchmarks/usl_choices.py --encoder minilm-l6 --pair --save benchmarks/results/usl-choices.md
 """
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
@@ -35,12 +33,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--u-responses", type=int, default=20000)
     parser.add_argument("--s-pairs", type=int, default=20000)
     parser.add_argument("--pair", action="store_true", help="also S on the pair read together, at 4,000 pairs")
-    parser.add_argument("--report", type=Path, default=Path("hub/usl-dailydialog/dialeval_training.json"),
-                        help="the training report of the full-size heads")
+    parser.add_argument("--encoder", default="minilm-l6", help="the frozen encoder (dialeval.usl.features.ENCODERS)")
     parser.add_argument("--save", type=Path, default=None, help="the Markdown table")
     args = parser.parse_args(argv)
     torch.set_num_threads(1)
-    run = argparse.Namespace(encoder="minilm-l6", s_input="dual", u_responses=args.u_responses, s_pairs=args.s_pairs,
+    run = argparse.Namespace(encoder=args.encoder, s_input="dual", u_responses=args.u_responses, s_pairs=args.s_pairs,
                              valid=600, nll_responses=1000, seed=0, tiny=False, device=None, lr=1e-3)
     d = draw(run)
     x, _ = encode(run, d, None)
@@ -53,13 +50,7 @@ def main(argv: list[str] | None = None) -> int:
 
     small_u = 2 * SMALL  # about SMALL responses (each gives its positive and, from 3 tokens on, its negative)
     fit("U", f"frozen [max; mean], first {small_u:,} texts", x["u"][:small_u], uy[:small_u], x["uv"], uvy)
-    report = json.loads(args.report.read_text())
-
-    def bundled(part: str, what: str, n_train: int, n_valid: int) -> None:
-        rows.append(f"| {part} | {what} (bundled, `{args.report}`) | {n_train:,} | {n_valid:,} | "
-                    f"{report[part.lower()]['accuracy']:.4f} | {report[part.lower()]['hidden']} |")
-
-    bundled("U", f"frozen [max; mean], {args.u_responses:,} responses", len(uy), len(uvy))
+    fit("U", f"frozen [max; mean], {args.u_responses:,} responses", x["u"], uy, x["uv"], uvy)
     if args.pair:  # the same rows as the dual's first SMALL pairs, and the same validation rows
         encoder = FrozenEncoder(run.encoder)
         paired = lambda rows: encoder.pairs([c for c, _ in rows], [r for _, r in rows], progress=False)  # noqa: E731
@@ -67,13 +58,13 @@ def main(argv: list[str] | None = None) -> int:
         xsv = cached(f"{run.encoder}-s-valid", list(zip(d.svc, d.svr)), paired, None)
         fit("S", f"pair read together, {SMALL:,} pairs", xs, sy[:2 * SMALL], xsv, svy)
     fit("S", f"dual [c; r; c*r; abs(c - r)], {SMALL:,} pairs", x["s"][:2 * SMALL], sy[:2 * SMALL], x["sv"], svy)
-    bundled("S", f"dual [c; r; c*r; abs(c - r)], {args.s_pairs:,} pairs", len(sy), len(svy))
+    fit("S", f"dual [c; r; c*r; abs(c - r)], {args.s_pairs:,} pairs", x["s"], sy, x["sv"], svy)
     table = "\n".join(["| part | features, training data | training rows | validation rows | validation accuracy | hidden |",
                        "|---|---|---|---|---|---|", *rows])
     print(table)
     if args.save:
         args.save.write_text(f"# USL-H's choices by DailyDialog validation accuracy\n\n`{' '.join(['python'] + sys.argv)}`"
-                             f" (all-MiniLM-L6-v2 frozen, one CPU thread)\n\n{table}\n")
+                             f" ({args.encoder} frozen, one CPU thread)\n\n{table}\n")
     return 0
 
 

@@ -171,7 +171,7 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     from dialeval.usl.scorer import USLScorer
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
-    out = script("usl").main(["--tiny", "--output", str(tmp_path / "model"), "--threads", "1"])
+    out = script("usl").main(["--tiny", "--encoder", "minilm-l6", "--output", str(tmp_path / "model"), "--threads", "1"])
     report = json.loads((out / "dialeval_training.json").read_text())
     assert report["data"]["u_valid_texts"] > 30 and 0.0 <= report["u"]["accuracy"] <= 1.0
     low, high = report["l"]["quartiles"]
@@ -254,3 +254,26 @@ def test_the_benchmark_also_correlates_the_papers_hierarchy_of_the_same_parts(mo
     # = 0.1587: ranks 1, 3, 4, 2 against 4, 1, 3, 2
     assert rows["usl[H]"]["spearman"] == pytest.approx(-0.4, rel=SUM)
     assert set(rows) == {"usl", "usl_u", "usl_s", "usl_l", "usl[H]"}
+
+
+def test_heads_are_stored_in_float16_and_read_back_as_the_training_report_scored_them(tmp_path):
+    import torch
+    from safetensors.torch import load_file
+
+    from dialeval.usl.heads import WEIGHTS_FILE, head, load_folder, save_folder, stored
+
+    torch.manual_seed(0)
+    heads = {"u": head(8, 4), "s": head(32, 0)}
+    original = {p: [w.detach().clone() for w in heads[p].parameters()] for p in heads}
+    save_folder(tmp_path, heads, {"dim": 8, "s_input": "dual", "hidden_u": 4, "hidden_s": 0})
+    assert {v.dtype for v in load_file(str(tmp_path / WEIGHTS_FILE)).values()} == {torch.float16}
+    loaded, _ = load_folder(tmp_path)
+    for part in heads:
+        rounded = [w.to(torch.float16).float() for w in original[part]]
+        read = list(loaded[part].parameters())
+        assert all(r.dtype == torch.float32 for r in read)
+        assert all(torch.equal(r, w) for r, w in zip(read, rounded))
+        # what the training report scores: the same rounding in place
+        assert all(torch.equal(r, w) for r, w in zip(stored(heads[part]).parameters(), rounded))
+    # the rounding moved the weights, so stored() is not the identity
+    assert any(not torch.equal(w, w.to(torch.float16).float()) for w in original["u"])

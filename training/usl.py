@@ -1,7 +1,8 @@
 """Train USL-H's parts (Phy et al. 2020) on DailyDialog and write the hub-ready folder.
 
 U (valid utterance prediction) and S (next utterance prediction) are classifier heads over a frozen
-encoder's cached features (all-MiniLM-L6-v2 by default, ``--encoder mpnet-base`` for BERT-base size;
+encoder's cached features (all-mpnet-base-v2 by default, BERT-base size as the paper's; ``--encoder minilm-l6``
+the smaller all-MiniLM-L6-v2;
 S reads ``[c; r; c*r; |c-r|]`` of the context's and the response's, ``--s-input pair`` the pair read together);
 L's normalisation is the quartiles of the LM's NLL of DailyDialog validation responses. Choices (each
 head's hidden size, its stopping epoch) read validation accuracy on DailyDialog's validation split,
@@ -11,7 +12,7 @@ run, or one stopped by ``--minutes``, goes on where it stopped with the same com
 
 Examples::
 
-    python training/usl.py --threads 1                   # -> hub/usl-dailydialog (+ card); ~35 CPU minutes
+    python training/usl.py --threads 1                   # -> hub/usl-dailydialog (+ card); ~26 CPU minutes
     python training/usl.py --card                        # rewrite the bundled folder's README.md
     python training/usl.py --tiny --output OUT           # tests: 40 training dialogues
 """
@@ -25,7 +26,7 @@ from pathlib import Path
 from dialeval.core.training import prepare_run
 from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.publish import write_model_card
-from dialeval.usl.features import ENCODERS, MINILM, S_INPUTS
+from dialeval.usl.features import ENCODERS, MPNET, S_INPUTS
 from dialeval.usl.likelihood import DEFAULT_LM
 from dialeval.usl.training import TimeUp, train
 
@@ -34,12 +35,14 @@ BUNDLED = CHECKOUT_ROOT / "hub" / "usl-dailydialog"
 
 def main(argv: list[str] | None = None) -> Path:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--encoder", choices=sorted(ENCODERS), default=MINILM, help="the frozen encoder under U and S")
+    parser.add_argument("--encoder", choices=sorted(ENCODERS), default=MPNET, help="the frozen encoder under U and S")
     parser.add_argument("--s-input", choices=S_INPUTS, default="dual",
                         help="S's features: context and response encoded apart ([c; r; c*r; |c-r|]) or the pair read together")
     parser.add_argument("--lm", default=DEFAULT_LM, help="L's causal LM (a name, folder or dialeval/<name>)")
-    parser.add_argument("--u-responses", type=int, default=20000, help="training responses for U (each gives 2 texts)")
-    parser.add_argument("--s-pairs", type=int, default=20000, help="training (context, response) pairs for S (x2)")
+    # 4,000 each: all-mpnet-base-v2's features of 4,000 beat all-MiniLM-L6-v2's of 20,000 in validation accuracy
+    # (benchmarks/results/usl-choices.md) at about the same CPU time
+    parser.add_argument("--u-responses", type=int, default=4000, help="training responses for U (each gives 2 texts)")
+    parser.add_argument("--s-pairs", type=int, default=4000, help="training (context, response) pairs for S (x2)")
     parser.add_argument("--valid", type=int, default=600, help="validation responses and pairs for U and S")
     parser.add_argument("--nll-responses", type=int, default=1000, help="validation responses for L's quartiles")
     parser.add_argument("--output", type=Path, default=BUNDLED)

@@ -3,7 +3,8 @@
 Each head is ``Linear(d, hidden) -> ReLU -> Dropout(0.2) -> Linear(hidden, 2)`` (``hidden=0``: the
 paper's single linear layer after its dropout); the score is the softmax probability of class 1
 (valid / the true next utterance), as the authors' ``predict``. The folder holds ``heads.safetensors``
-(``u.*`` and ``s.*``) and ``config.json`` (encoder, feature size, S's input (``s_input``, :data:`dialeval.usl.features.S_INPUTS`;
+(``u.*`` and ``s.*``, stored in float16 to halve the folder, read back into float32; the training report
+gives the stored heads' validation accuracy) and ``config.json`` (encoder, feature size, S's input (``s_input``, :data:`dialeval.usl.features.S_INPUTS`;
 a folder without it reads the pair, as the first bundled one), each head's hidden size, L's LM and quartiles).
 """
 
@@ -59,13 +60,25 @@ def resolve_folder(model: str | os.PathLike) -> Path:
                             f"name; build the default with `{BUILD}` (see training/README.md)")
 
 
+def stored(module):
+    """``module`` with its weights rounded to float16 and back, as :func:`save_folder` stores them."""
+    import torch
+
+    with torch.no_grad():
+        for p in module.parameters():
+            p.copy_(p.to(torch.float16).to(p.dtype))
+    return module
+
+
 def save_folder(folder: str | os.PathLike, heads: dict[str, Any], config: dict[str, Any]) -> None:
-    """The heads (``{"u": module, "s": module}``) and ``config`` into ``folder``."""
+    """The heads (``{"u": module, "s": module}``, in float16) and ``config`` into ``folder``."""
+    import torch
     from safetensors.torch import save_file
 
     folder = Path(folder)
     folder.mkdir(parents=True, exist_ok=True)
-    weights = {f"{part}.{k}": v.detach().cpu().contiguous() for part in PARTS for k, v in heads[part].state_dict().items()}
+    weights = {f"{part}.{k}": v.detach().cpu().to(torch.float16).contiguous()
+               for part in PARTS for k, v in heads[part].state_dict().items()}
     save_file(weights, str(folder / WEIGHTS_FILE))
     (folder / CONFIG_FILE).write_text(json.dumps(config, indent=1) + "\n")
 
@@ -88,6 +101,6 @@ def load_folder(folder: str | os.PathLike) -> tuple[dict[str, Any], dict[str, An
     dims = {"u": int(config["dim"]), "s": s_dim(int(config["dim"]), s_input(config))}
     for part in PARTS:
         module = head(dims[part], int(config[f"hidden_{part}"]))
-        module.load_state_dict({k[len(part) + 1:]: v for k, v in weights.items() if k.startswith(part + ".")})
+        module.load_state_dict({k[len(part) + 1:]: v.float() for k, v in weights.items() if k.startswith(part + ".")})
         heads[part] = module.eval()
     return heads, config

@@ -43,7 +43,7 @@ from dialeval.data.corpora import dailydialog
 from dialeval.usl import perturb
 from dialeval.usl.features import FrozenEncoder, dual
 from dialeval.usl.formula import quartiles
-from dialeval.usl.heads import head, save_folder
+from dialeval.usl.heads import head, save_folder, stored
 from dialeval.usl.likelihood import ResponseNLL
 
 CONTEXT_TURNS = 3
@@ -233,8 +233,12 @@ def train(args: argparse.Namespace, output: Path) -> dict:
 
     u_head, u_report = choose_head("U", x["u"], np.asarray(d.uy), x["uv"], np.asarray(d.uvy), args.lr, args.seed)
     s_head, s_report = choose_head("S", x["s"], np.asarray(d.sy), x["sv"], np.asarray(d.svy), args.lr, args.seed)
+    u_head, s_head = stored(u_head), stored(s_head)  # as the folder keeps them (float16)
     with torch.no_grad():
         u_correct = (u_head(torch.from_numpy(x["uv"])).argmax(-1).numpy() == np.asarray(d.uvy))
+        s_correct = (s_head(torch.from_numpy(x["sv"])).argmax(-1).numpy() == np.asarray(d.svy))
+    u_report["stored_accuracy"] = round(float(u_correct.mean()), 4)
+    s_report["stored_accuracy"] = round(float(s_correct.mean()), 4)
     u_report["by_kind"] = accuracy_by(d.uv_kinds, u_correct)
     low, high = quartiles(nll.tolist())
     config = {"encoder": args.encoder, "dim": int(x["u"].shape[1]), "s_input": args.s_input,

@@ -36,7 +36,7 @@ scaled). They combine hierarchically as the authors' released scorer does (and s
 USL-H number after the paper): USL-H = 0.33*U + 0.33*S + 0.34*S*L; the paper's formula, where a
 response must first be understandable, then sensible, 0.33*U + 0.33*U*S + 0.34*U*S*L, is
 hierarchy="H". The bundled model
-(dialeval/usl-dailydialog) was trained on DailyDialog only, offline, on a frozen all-MiniLM-L6-v2.
+(dialeval/usl-dailydialog) was trained on DailyDialog only, offline, on a frozen all-mpnet-base-v2 (BERT-base size).
 """
 
 _KWARGS_DESCRIPTION = """
