@@ -34,7 +34,6 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
 from pathlib import Path
 from typing import Any, Callable
 
@@ -47,7 +46,7 @@ import dialeval  # noqa: E402,F401  (quiets third-party bars before the models l
 from dialeval.core.grouped_layout import sliding_window  # noqa: E402
 from dialeval.core.lm import load_causal_lm  # noqa: E402
 from dialeval.core.results import split_result  # noqa: E402
-from precision import fidelity, write_report  # noqa: E402
+from precision import interleaved, write_report  # noqa: E402
 from throughput import items, machine  # noqa: E402
 
 VARIANTS = ("before", "after")
@@ -149,34 +148,9 @@ def main(argv: list[str] | None = None) -> int:
 
     after._grouped_forward, after.prefix_and_continuation_logprobs = count_packed, count_alone
     batch = items(args.items)
-    chunks = [range(i, min(i + args.chunk, len(batch))) for i in range(0, len(batch), args.chunk)]
-    best = {(v, c): float("inf") for v in VARIANTS for c in range(len(chunks))}
-    cpu = dict.fromkeys(best, float("inf"))
-    parts: dict[tuple[str, int], dict[str, list[float]]] = {}
-    for v in VARIANTS:  # untimed warm-up
-        made[v][1](batch[:2])
     load = [round(x, 2) for x in os.getloadavg()]
-    for repeat in range(args.repeats):
-        routed.update(packed=0, alone=0)
-        for c, chunk in enumerate(chunks):
-            for v in VARIANTS:
-                began, began_cpu = time.perf_counter(), time.process_time()
-                parts[v, c] = made[v][1](batch[chunk.start:chunk.stop])
-                best[v, c] = min(best[v, c], time.perf_counter() - began)
-                cpu[v, c] = min(cpu[v, c], time.process_time() - began_cpu)
-            print(f"repeat {repeat + 1}/{args.repeats}, items {chunk.start}-{chunk.stop - 1}: "
-                  + ", ".join(f"{v} {best[v, c]:.1f} s" for v in VARIANTS), file=sys.stderr)
-    seconds = {v: sum(best[v, c] for c in range(len(chunks))) for v in VARIANTS}
-    cpu_seconds = {v: sum(cpu[v, c] for c in range(len(chunks))) for v in VARIANTS}
-    scores = {v: {k: [x for c in range(len(chunks)) for x in parts[v, c][k]] for k in parts[v, 0]} for v in VARIANTS}
-    rows = {}
-    for v in VARIANTS:
-        found = fidelity(scores["before"], scores[v])
-        rows[v] = {"seconds": seconds[v], "items_per_s": len(batch) / seconds[v],
-                   "speed_vs_before": seconds["before"] / seconds[v], "cpu_seconds": cpu_seconds[v],
-                   "cpu_speed_vs_before": cpu_seconds["before"] / cpu_seconds[v], "fidelity": found,
-                   "min_spearman": min(f["spearman"] for f in found.values()),
-                   "max_abs_diff": max(f["max_abs_diff"] for f in found.values())}
+    rows = interleaved({v: made[v][1] for v in VARIANTS}, batch, args.chunk, args.repeats, "before", "before",
+                       on_repeat=lambda: routed.update(packed=0, alone=0))
     rows["after"].update(routed)
     command = "OMP_NUM_THREADS=1 python benchmarks/grouped_layout.py " + " ".join(argv if argv is not None else sys.argv[1:])
     result = {"command": command, "job": args.job, "machine": info, "model": lm.dialeval_weights_id,

@@ -75,7 +75,7 @@ from dialeval.core.lm import load_causal_lm  # noqa: E402
 from dialeval.core.results import split_result  # noqa: E402
 from dialeval.fed.runner import default_dialogue_model  # noqa: E402
 from dialeval.fed.scorer import FEDScorer  # noqa: E402
-from precision import SPEARMAN_RULE, fidelity, write_report  # noqa: E402
+from precision import SPEARMAN_RULE, interleaved, write_report  # noqa: E402
 from throughput import items, machine  # noqa: E402
 
 VARIANTS = ("torch-float32", "torch-float32-grouped", "ort-float32", "ort-float16", "ort-int8-channel",
@@ -315,36 +315,14 @@ def main(argv: list[str] | None = None) -> int:
     scorers[BASELINE] = FEDScorer((lm, tokenizer))
     order = [v for v in variants if v in scorers]
     batch = items(args.items)
-    conversations = [list(it["context"]) + [it["response"]] for it in batch]  # as run_fed scores items
-    chunks = [range(i, min(i + args.chunk, len(batch))) for i in range(0, len(batch), args.chunk)]
-    best = {(v, c): float("inf") for v in order for c in range(len(chunks))}
-    cpu = dict.fromkeys(best, float("inf"))  # process CPU seconds: what a busy machine slows least
-    parts: dict[tuple[str, int], dict[str, list[float]]] = {}
     load = [round(x, 2) for x in os.getloadavg()]
-    for v in order:  # untimed warm-up
-        scorers[v].score(conversations[:2], progress=False)
-    for repeat in range(args.repeats):  # a chunk of items through every variant in turn: a busy CPU slows them alike
-        for c, chunk in enumerate(chunks):
-            for v in order:
-                began, began_cpu = time.perf_counter(), time.process_time()
-                result = scorers[v].score(conversations[chunk.start:chunk.stop], progress=False)
-                best[v, c] = min(best[v, c], time.perf_counter() - began)
-                cpu[v, c] = min(cpu[v, c], time.process_time() - began_cpu)
-                parts[v, c] = split_result(result)[0]
-            print(f"repeat {repeat + 1}/{args.repeats}, items {chunk.start}-{chunk.stop - 1}: "
-                  + ", ".join(f"{v} {best[v, c]:.1f} s" for v in order), file=sys.stderr)
-    seconds = {v: sum(best[v, c] for c in range(len(chunks))) for v in order}
-    cpu_seconds = {v: sum(cpu[v, c] for c in range(len(chunks))) for v in order}
-    scores = {v: {k: [x for c in range(len(chunks)) for x in parts[v, c][k]] for k in parts[v, 0]} for v in order}
-    rows = {}
+
+    def scoring(v: str) -> Callable[[list[dict]], dict[str, list[float]]]:
+        return lambda chunk: split_result(scorers[v].score(
+            [list(it["context"]) + [it["response"]] for it in chunk], progress=False))[0]  # as run_fed scores items
+    rows = interleaved({v: scoring(v) for v in order}, batch, args.chunk, args.repeats, BASELINE, "float32")
     for v in order:
-        found = fidelity(scores[BASELINE], scores[v])
-        rows[v] = {"seconds": seconds[v], "items_per_s": len(batch) / seconds[v],
-                   "speed_vs_float32": seconds[BASELINE] / seconds[v], "cpu_seconds": cpu_seconds[v],
-                   "cpu_speed_vs_float32": cpu_seconds[BASELINE] / cpu_seconds[v], "fidelity": found,
-                   "min_spearman": min(f["spearman"] for f in found.values()),
-                   "max_abs_diff": max(f["max_abs_diff"] for f in found.values()),
-                   **checks.get(v, {})}
+        rows[v].update(checks.get(v, {}))
     command = "OMP_NUM_THREADS=1 python benchmarks/onnx_runtime.py " + " ".join(argv if argv is not None else sys.argv[1:])
     result = {"command": command, "machine": info, "model": lm.dialeval_weights_id, "items": len(batch),
               "repeats": args.repeats, "chunk": args.chunk, "load_before": load, "load_after": [round(x, 2) for x in os.getloadavg()],

@@ -35,7 +35,7 @@ import os
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from scipy.stats import spearmanr
@@ -67,6 +67,46 @@ def fidelity(reference: dict[str, list[float]], reduced: dict[str, list[float]])
         rho = spearmanr(a, b).statistic if len(set(a)) > 1 and len(set(b)) > 1 else float("nan")
         out[name] = {"spearman": float(rho), "max_abs_diff": max(abs(x - y) for x, y in pairs)}
     return out
+
+
+def interleaved(runs: dict[str, Callable[[list[dict]], dict[str, list[float]]]], batch: list[dict], chunk: int,
+                repeats: int, baseline: str, label: str, on_repeat: Callable[[], None] | None = None
+                ) -> dict[str, dict[str, Any]]:
+    """Every run of ``runs`` (name -> items -> per-item sub-scores) timed on ``batch`` chunk by chunk,
+    the runs in turn on each chunk (a busy CPU slows them alike) after an untimed warm-up on two items;
+    per chunk the best of ``repeats`` in wall and in process-CPU seconds (what a busy machine slows
+    least). Per run: summed seconds, items/s, ``speed_vs_<label>`` and ``cpu_speed_vs_<label>`` against
+    run ``baseline``, and :func:`fidelity` of its scores to the baseline's. ``on_repeat`` is called
+    before each repeat (to reset a counter the runs keep)."""
+    chunks = [range(i, min(i + chunk, len(batch))) for i in range(0, len(batch), chunk)]
+    best = {(v, c): float("inf") for v in runs for c in range(len(chunks))}
+    cpu = dict.fromkeys(best, float("inf"))
+    parts: dict[tuple[str, int], dict[str, list[float]]] = {}
+    for run in runs.values():
+        run(batch[:2])
+    for repeat in range(repeats):
+        if on_repeat is not None:
+            on_repeat()
+        for c, span in enumerate(chunks):
+            for v, run in runs.items():
+                began, began_cpu = time.perf_counter(), time.process_time()
+                parts[v, c] = run(batch[span.start:span.stop])
+                best[v, c] = min(best[v, c], time.perf_counter() - began)
+                cpu[v, c] = min(cpu[v, c], time.process_time() - began_cpu)
+            print(f"repeat {repeat + 1}/{repeats}, items {span.start}-{span.stop - 1}: "
+                  + ", ".join(f"{v} {best[v, c]:.1f} s" for v in runs), file=sys.stderr)
+    seconds = {v: sum(best[v, c] for c in range(len(chunks))) for v in runs}
+    cpu_seconds = {v: sum(cpu[v, c] for c in range(len(chunks))) for v in runs}
+    scores = {v: {k: [x for c in range(len(chunks)) for x in parts[v, c][k]] for k in parts[v, 0]} for v in runs}
+    rows = {}
+    for v in runs:
+        found = fidelity(scores[baseline], scores[v])
+        rows[v] = {"seconds": seconds[v], "items_per_s": len(batch) / seconds[v],
+                   f"speed_vs_{label}": seconds[baseline] / seconds[v], "cpu_seconds": cpu_seconds[v],
+                   f"cpu_speed_vs_{label}": cpu_seconds[baseline] / cpu_seconds[v], "fidelity": found,
+                   "min_spearman": min(f["spearman"] for f in found.values()),
+                   "max_abs_diff": max(f["max_abs_diff"] for f in found.values())}
+    return rows
 
 
 def measure(job: str, batch: list[dict], precisions: tuple[str, ...], repeats: int,
