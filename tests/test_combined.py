@@ -366,13 +366,31 @@ def test_every_feature_of_the_default_comes_from_a_metric_the_combined_spec_read
 
 
 def test_the_reference_free_design_reads_no_referenced_feature():
-    """Design (f)'s features are exactly those whose grid job reads no references."""
+    """Design (f)'s features are exactly those whose grid job reads no references (of the ten before
+    USL-H, which designs (g) and (h) read)."""
     from dialeval import registry
     from dialeval.combined.features import FEATURES
 
     jobs = {job.name: job for job in registry.grid_jobs()}
-    free = [f.name for f in FEATURES if "references" not in registry.fields_read(jobs[f.job].metric, jobs[f.job].options)]
+    free = [f.name for f in FEATURES if f.job != "usl"
+            and "references" not in registry.fields_read(jobs[f.job].metric, jobs[f.job].options)]
     assert list(design_named("f").features) == free
+
+
+def test_usl_features_come_from_its_job_and_only_the_usl_designs_read_them():
+    """USL-H's headline and its parts are features of the ``usl`` job; (a) and (e), "every feature",
+    keep the ten they were compared with, (g) is (c) with USL-H's percentile, (h) is (b)'s ridge with
+    U, S and L."""
+    from dialeval.combined.features import feature_table
+
+    scored = {"usl": {"usl": [0.5, 0.25], "usl_u": [0.9, 0.1], "usl_s": [0.2, 0.4], "usl_l": [0.3, 0.7]}}
+    assert feature_table(scored) == scored["usl"]
+    for name in "abcdef":
+        assert not any(f.startswith("usl") for f in design_named(name).features), name
+    assert design_named("g").features == (*design_named("c").features, "usl")
+    assert design_named("g").free_weights() == 0 and not design_named("g").reads_ratings
+    assert design_named("h").features == (*design_named("b").features, "usl_u", "usl_s", "usl_l")
+    assert design_named("h").free_weights() == 6
 
 
 def test_the_module_description_names_every_feature():

@@ -26,11 +26,11 @@ TRANSFER_RESULTS = CHECKOUT_ROOT / "benchmarks" / "results" / "combined-loso-sou
 
 
 def weights_table(models: Sequence[LinearModel]) -> str:
-    """Every model's sets, items, intercept and weights, one row each."""
+    """Every model's sets, items, intercept and weights (a column per feature some model reads), one row each."""
     from dialeval.combined.features import FEATURES
     from dialeval.core.tables import fmt, format_table
 
-    names = [f.name for f in FEATURES]
+    names = [f.name for f in FEATURES if any(f.name in m.features for m in models)]
     rows = [[", ".join(m.sets), m.items, fmt(m.intercept)]
             + [fmt(m.weights[m.features.index(n)]) if n in m.features else "" for n in names] for m in models]
     return format_table(["trained on", "items", "b", *names], rows)

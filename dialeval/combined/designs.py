@@ -50,7 +50,11 @@ class Design:
         return fit_linear(rows, features, ridge, self.inputs, prior)
 
 
-_ALL = tuple(f.name for f in FEATURES)
+# (a) and (e) read the ten features there were before USL-H: their tables stay comparable with the earlier ones
+_ALL = tuple(f.name for f in FEATURES if f.job != "usl")
+# USL-H passes every declared kind of the behavioural suite on unseen DailyDialog test contexts too
+# (benchmarks/results/usl-behaviour-50.md), the rule that made TRANSFER
+_TRANSFER_USL = (*TRANSFER, "usl")
 _REFERENCE_FREE = ("coherence", "fluency", "consistency", "grade", "ssrem_f")
 DESIGNS: tuple[Design, ...] = (
     Design("a", "non-negative ridge over every available feature (the design until issue 57, less FED and FULL)", _ALL),
@@ -61,6 +65,10 @@ DESIGNS: tuple[Design, ...] = (
     Design("d", "a ridge over those three percentiles shrunk toward (c)'s equal weights", TRANSFER, "human", "prior"),
     Design("e", "the ridge of (a) over within-set percentiles of the features", _ALL, "rank"),
     Design("f", "the ridge of (a) over the reference-free features, for referenced items too", _REFERENCE_FREE),
+    Design("g", "the mean of (c)'s three percentiles and USL-H's among human replies (no fit)", _TRANSFER_USL,
+           "human", "none"),
+    Design("h", "the ridge of (b) with USL-H's parts U, S and L beside coherence, grade and ssrem_f",
+           (*TRANSFER, "usl_u", "usl_s", "usl_l")),
 )
 DEFAULT = DESIGNS[2]  # (c): chosen by benchmarks/results/combined-loso-source.txt
 JOBS: tuple[str, ...] = jobs_of(DEFAULT.features)

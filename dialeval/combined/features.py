@@ -2,8 +2,8 @@
 
 A :class:`Feature` is one headline sub-score of one meta-evaluation grid job
 (:class:`dialeval.core.spec.Job`): holistic coherence and fluency, logical self-consistency, GRADE,
-SSREM (its headline, which needs references, and its reference-free context fit ``ssrem_f``) and the
-referenced multiref scores. Every one of them is "higher = better" (its scale says so), so the
+SSREM (its headline, which needs references, and its reference-free context fit ``ssrem_f``), the
+referenced multiref scores, and USL-H with its three parts (added with issue 57's designs (g) and (h)). Every one of them is "higher = better" (its scale says so), so the
 combination can keep its weights non-negative: a better component score never lowers the combined
 one. FED's overall quality and FULL, features until issue 57, are none: their scores on the shared sets
 were not at hand when the designs were compared leave-one-source-out (FED alone costs about 150
@@ -52,6 +52,10 @@ FEATURES: tuple[Feature, ...] = (
     Feature("meteor", "multiref", ("meteor",)),
     Feature("rougeL", "multiref", ("rougeL",)),
     Feature("embedding_average", "multiref", ("embedding_average",)),
+    Feature("usl", "usl", ("usl",)),
+    Feature("usl_u", "usl", ("usl_u",)),
+    Feature("usl_s", "usl", ("usl_s",)),
+    Feature("usl_l", "usl", ("usl_l",)),
 )
 TRANSFER: tuple[str, ...] = ("coherence", "grade", "ssrem_f")
 # Options a component job runs with inside the combined metric, over its grid job's: when a component's
