@@ -42,6 +42,7 @@ sys.path.insert(0, str(ROOT))
 
 from dialeval.core.lm import conversation_text, load_causal_lm  # noqa: E402
 from dialeval.fed.data import load_fed  # noqa: E402
+from dialeval.fed.runner import conversations_of  # noqa: E402
 from dialeval.fed.scorer import FEDScorer  # noqa: E402
 from throughput import items  # noqa: E402
 
@@ -80,7 +81,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     parser.add_argument("--n", type=int, default=8)
     parser.add_argument("--save", type=Path)
     args = parser.parse_args(argv)
-    conversations = [list(it["context"]) + [it["response"]] for it in items(args.n)]
+    conversations = conversations_of(items(args.n))
     fed_sets = {level: [list(it["turns"]) for it in load_fed(level)] for level in ("turn", "dialog")}
     print(f"FED (turn level, default variant) on {len(conversations)} DailyDialog test items, "
           f"torch threads {torch.get_num_threads()}")

@@ -55,7 +55,7 @@ Maker = Callable[[], tuple[Any, Callable[[list[dict]], dict[str, list[float]]]]]
 
 def fed_job() -> tuple[Any, Maker]:
     """FED's default LM, and a maker of ``(LMScorer, items -> sub-scores)``, one per variant."""
-    from dialeval.fed.runner import default_dialogue_model
+    from dialeval.fed.runner import conversations_of, default_dialogue_model
     from dialeval.fed.scorer import FEDScorer
 
     lm, tokenizer = load_causal_lm(default_dialogue_model())
@@ -63,7 +63,7 @@ def fed_job() -> tuple[Any, Maker]:
     def make() -> tuple[Any, Callable]:
         scorer = FEDScorer((lm, tokenizer))
         return scorer.scorer, lambda batch: split_result(scorer.score(
-            [list(it["context"]) + [it["response"]] for it in batch], progress=False))[0]  # as run_fed scores items
+            conversations_of(batch), progress=False))[0]
     return lm, make
 
 

@@ -73,7 +73,7 @@ sys.path.insert(0, str(ROOT))
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
 from dialeval.core.lm import load_causal_lm  # noqa: E402
 from dialeval.core.results import split_result  # noqa: E402
-from dialeval.fed.runner import default_dialogue_model  # noqa: E402
+from dialeval.fed.runner import conversations_of, default_dialogue_model  # noqa: E402
 from dialeval.fed.scorer import FEDScorer  # noqa: E402
 from precision import SPEARMAN_RULE, interleaved, write_report  # noqa: E402
 from throughput import items, machine  # noqa: E402
@@ -319,7 +319,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def scoring(v: str) -> Callable[[list[dict]], dict[str, list[float]]]:
         return lambda chunk: split_result(scorers[v].score(
-            [list(it["context"]) + [it["response"]] for it in chunk], progress=False))[0]  # as run_fed scores items
+            conversations_of(chunk), progress=False))[0]
     rows = interleaved({v: scoring(v) for v in order}, batch, args.chunk, args.repeats, BASELINE, "float32")
     for v in order:
         rows[v].update(checks.get(v, {}))

@@ -78,6 +78,8 @@ def interleaved(runs: dict[str, Callable[[list[dict]], dict[str, list[float]]]],
     least). Per run: summed seconds, items/s, ``speed_vs_<label>`` and ``cpu_speed_vs_<label>`` against
     run ``baseline``, and :func:`fidelity` of its scores to the baseline's. ``on_repeat`` is called
     before each repeat (to reset a counter the runs keep)."""
+    if len(batch) < 3:
+        raise ValueError(f"--items: a per-item Spearman needs at least 3 items, got {len(batch)}")
     chunks = [range(i, min(i + chunk, len(batch))) for i in range(0, len(batch), chunk)]
     best = {(v, c): float("inf") for v in runs for c in range(len(chunks))}
     cpu = dict.fromkeys(best, float("inf"))

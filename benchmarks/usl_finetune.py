@@ -44,9 +44,10 @@ def first_items() -> tuple[list[str], list[int], list[str], list[int], list[str]
 
 def bundled_items() -> tuple[list[str], list[int], list[str], list[int], list[str]]:
     """The bundled model's U items: :func:`dialeval.usl.training.draw` with ``training/usl.py``'s defaults."""
-    from dialeval.usl.training import draw
+    from dialeval.usl.training import TRAINING_SIZE, draw
 
-    d = draw(argparse.Namespace(seed=0, tiny=False, valid=600, nll_responses=1000, u_responses=20000, s_pairs=20000))
+    d = draw(argparse.Namespace(seed=0, tiny=False, valid=600, nll_responses=1000, u_responses=TRAINING_SIZE,
+                                s_pairs=TRAINING_SIZE))
     return d.ut, d.uy, d.uvt, d.uvy, d.uv_kinds
 
 

@@ -42,8 +42,8 @@ DEFAULT_CONTEXTS = 20
 # FULL and holistic re-measured with this test's code; FED's and combined's derived from their former pins,
 # the 10 real replies' scores and case 7's replies scored alone (the derivation gives GRADE's and SSREM's
 # measured pins within 1e-4). Twentieth session: USL-H re-measured (all-mpnet-base-v2, the authors' HS
-# hierarchy), and again in the twenty-first on its heads trained on 20,000 responses / pairs; combined's controls moved by 0.0011-0.0012 when holistic coherence on Gemma took the grouped
-# layout (per-item differences up to 2.7e-6, grouped-layout-holistic.md), which flips one real reply's rank
+# hierarchy), and again in the twenty-first on its heads trained on 20,000 responses / pairs; combined's
+# controls moved by 0.0011-0.0012 when holistic coherence on Gemma took the grouped layout (per-item differences up to 2.7e-6, grouped-layout-holistic.md), which flips one real reply's rank
 # among the stored human replies: a percentile moves in steps of 1/200, so float noise can move a pin by more
 # than noise.
 PINNED = {

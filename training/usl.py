@@ -28,7 +28,7 @@ from dialeval.models.shipped import CHECKOUT_ROOT
 from dialeval.publish import write_model_card
 from dialeval.usl.features import ENCODERS, MPNET, S_INPUTS
 from dialeval.usl.likelihood import DEFAULT_LM
-from dialeval.usl.training import TimeUp, train
+from dialeval.usl.training import TRAINING_SIZE, TimeUp, train
 
 BUNDLED = CHECKOUT_ROOT / "hub" / "usl-dailydialog"
 
@@ -39,10 +39,10 @@ def main(argv: list[str] | None = None) -> Path:
     parser.add_argument("--s-input", choices=S_INPUTS, default="dual",
                         help="S's features: context and response encoded apart ([c; r; c*r; |c-r|]) or the pair read together")
     parser.add_argument("--lm", default=DEFAULT_LM, help="L's causal LM (a name, folder or dialeval/<name>)")
-    # 20,000 each: on all-mpnet-base-v2 they beat 4,000 in validation accuracy (U 0.763 -> 0.806, S 0.825 -> 0.843;
-    # benchmarks/results/usl-choices.md), as 20,000 beat 8,000 texts / 4,000 pairs on all-MiniLM-L6-v2
-    parser.add_argument("--u-responses", type=int, default=20000, help="training responses for U (each gives 2 texts)")
-    parser.add_argument("--s-pairs", type=int, default=20000, help="training (context, response) pairs for S (x2)")
+    # TRAINING_SIZE each: on all-mpnet-base-v2, 20,000 beat 4,000 in validation accuracy (U 0.763 -> 0.806,
+    # S 0.825 -> 0.843; benchmarks/results/usl-choices.md), as on all-MiniLM-L6-v2
+    parser.add_argument("--u-responses", type=int, default=TRAINING_SIZE, help="training responses for U (each gives 2 texts)")
+    parser.add_argument("--s-pairs", type=int, default=TRAINING_SIZE, help="training (context, response) pairs for S (x2)")
     parser.add_argument("--valid", type=int, default=600, help="validation responses and pairs for U and S")
     parser.add_argument("--nll-responses", type=int, default=1000, help="validation responses for L's quartiles")
     parser.add_argument("--output", type=Path, default=BUNDLED)

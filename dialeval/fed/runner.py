@@ -44,6 +44,11 @@ def fed_scorer(model: str | None, batch_size: int, device: str | None, precision
     return FEDScorer(model or default_dialogue_model(), device=device, batch_size=batch_size, precision=precision)
 
 
+def conversations_of(items: Sequence[dict]) -> list[list[str]]:
+    """Each item's conversation as FED rates it: ``context + [response]``."""
+    return [list(it["context"]) + [it["response"]] for it in items]
+
+
 def run_fed(
     items: Sequence[dict], model: str | None = None, mode: str | None = None, level: str = "turn",
     batch_size: int = 32, device: str | None = None, progress: bool = True, precision: str | None = None,
@@ -57,5 +62,4 @@ def run_fed(
 
     device = check_device(device)
     scorer = fed_scorer(model, batch_size, device, runner_precision(precision, device, AUTO_PRECISIONS))
-    conversations = [list(it["context"]) + [it["response"]] for it in items]
-    return split_result(scorer.score(conversations, level=level, progress=progress, mode=mode))
+    return split_result(scorer.score(conversations_of(items), level=level, progress=progress, mode=mode))
