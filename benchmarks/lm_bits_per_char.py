@@ -26,6 +26,16 @@ DailyDialog validation pairs its cutoffs are calibrated on
         gemma3-270m dialeval/gemma3-dailydialog dialeval/gemma3-dialogue \\
         --text pairs --n 1000 --save benchmarks/results/lm-bits-per-char-pairs.json
 
+``--text responses`` is USL-H's L criterion instead: each response alone after the tokenizer's EOS,
+as :class:`dialeval.usl.likelihood.ResponseNLL` reads it (no end-of-turn token), over the distinct
+responses of the same ``--n`` validation pairs:
+
+    bits/char = sum over responses of -log2 P(r | eos) / sum over responses of len(r)
+
+    python benchmarks/lm_bits_per_char.py dialeval/smollm2-dailydialog dialeval/gemma3-dailydialog \\
+        dialeval/smollm2-dialogue dialeval/gemma3-dialogue --text responses --n 1000 \\
+        --save benchmarks/results/lm-bits-per-char-responses.json
+
 The optional 1.5B base (``dialeval install-bases qwen1.5b``, issue 56) untuned, beside the others, on
 the first 40 dialogues (one model at a time, each freed before the next: the 1.5B one is 7.1 GB in
 float32; 14.5 s a dialogue on one loaded CPU thread, 4x Gemma-3-270M's, so 200 would take 50 minutes):
@@ -85,11 +95,27 @@ def pair_bits_per_char(name: str, pairs: list[tuple[str, str]]) -> dict:
             "dialogues": len(pairs), "skipped": 0, "seconds": round(time.perf_counter() - start, 1)}
 
 
+def response_bits_per_char(name: str, responses: list[str]) -> dict:
+    """One model's bits per character of ``responses`` read alone (``--text responses``): USL-H's L,
+    :meth:`dialeval.usl.likelihood.ResponseNLL.nll`, summed."""
+    from dialeval.usl.likelihood import ResponseNLL
+
+    lm = ResponseNLL(name, batch_size=8)
+    start = time.perf_counter()
+    nats = sum(lm.nll(responses))
+    tokens = sum(len(lm.scorer.tokenizer.encode(r, add_special_tokens=False)) for r in responses)
+    chars = sum(len(r) for r in responses)
+    return {"model": name, "weights": lm.model_name, "bits_per_char": nats / math.log(2) / chars,
+            "tokens_per_char": tokens / chars, "dialogues": len(responses), "skipped": 0,
+            "seconds": round(time.perf_counter() - start, 1)}
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("models", nargs="+", help="names, hub ids or folders (load_causal_lm)")
-    parser.add_argument("--text", choices=("conversations", "pairs"), default="conversations",
-                        help="conversations: FED/FULL's eos-joined dialogues; pairs: holistic's response given its query")
+    parser.add_argument("--text", choices=("conversations", "pairs", "responses"), default="conversations",
+                        help="conversations: FED/FULL's eos-joined dialogues; pairs: holistic's response given its query; "
+                             "responses: USL-H's L, each response alone")
     parser.add_argument("--n", type=int, default=200,
                         help="the first N DailyDialog validation dialogues (--text pairs: N calibration pairs)")
     parser.add_argument("--max-tokens", type=int, default=1024)
@@ -98,14 +124,21 @@ def main(argv: list[str] | None = None) -> list[dict]:
     if args.text == "pairs":
         texts = validation_pairs(args.n)
         print(f"DailyDialog validation, {len(texts)} calibration pairs, response given eos + query")
+    elif args.text == "responses":
+        texts = list(dict.fromkeys(r for _, r in validation_pairs(args.n)))
+        print(f"DailyDialog validation, {len(texts)} distinct responses of {args.n} calibration pairs, each after eos")
     else:
         texts = corpora.dailydialog("validation")[: args.n]
         print(f"DailyDialog validation, first {len(texts)} dialogues, conversation_text (eos-joined)")
     rows = []
     print(f"{'model':<40} {'weights':<44} {'bits/char':>9} {'tok/char':>8} {'n':>4} {'s':>6}")
     for name in args.models:
-        row = (pair_bits_per_char(name, texts) if args.text == "pairs"
-               else bits_per_char(name, texts, args.max_tokens))
+        if args.text == "pairs":
+            row = pair_bits_per_char(name, texts)
+        elif args.text == "responses":
+            row = response_bits_per_char(name, texts)
+        else:
+            row = bits_per_char(name, texts, args.max_tokens)
         rows.append(row)
         gc.collect()  # the model is gone with its function's frame; no two models held at once
         print(f"{name:<40} {row['weights']:<44} {row['bits_per_char']:>9.4f} {row['tokens_per_char']:>8.3f} "

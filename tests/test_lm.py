@@ -185,16 +185,22 @@ def test_conversation_text_is_the_authors_format():
     assert conversation_text(["Hi!", " "], eos) == f"{eos} Hi! {eos}"  # an empty generation: its eos alone
 
 
-def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
-    """benchmarks/lm_bits_per_char.py: summed next-token loss over each conversation in FED's text,
-    in bits, over the turns' characters (eos not counted); a conversation over the limit is skipped."""
+def bits_per_char_script():
+    """``benchmarks/lm_bits_per_char.py`` as a module."""
     import importlib.util
     from pathlib import Path
 
     path = Path(__file__).resolve().parents[1] / "benchmarks" / "lm_bits_per_char.py"
     spec = importlib.util.spec_from_file_location("lm_bits_per_char", path)
-    bpc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bpc)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
+    """benchmarks/lm_bits_per_char.py: summed next-token loss over each conversation in FED's text,
+    in bits, over the turns' characters (eos not counted); a conversation over the limit is skipped."""
+    bpc = bits_per_char_script()
     model, tokenizer = tiny_gpt2(tmp_path)
     dialogues = [["hi !", "hello , how are you ?"], ["good ."], ["hi !"] * 40]
     nats, chars = 0.0, 0
@@ -211,13 +217,7 @@ def test_bits_per_char_of_the_base_criterion_by_hand(tmp_path):
 def test_pair_bits_per_char_is_the_response_given_its_query_by_hand(tmp_path):
     """``--text pairs`` (holistic's criterion): -log2 P(" " + r + eos | eos + q) summed, over the
     responses' characters plus one space each; the query's own tokens are not scored."""
-    import importlib.util
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "lm_bits_per_char.py"
-    spec = importlib.util.spec_from_file_location("lm_bits_per_char", path)
-    bpc = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bpc)
+    bpc = bits_per_char_script()
     model, tokenizer = tiny_gpt2(tmp_path)
     eos = tokenizer.eos_token
     pairs = [("hi !", "hello , how are you ?"), ("how are you ?", "good .")]
@@ -231,6 +231,22 @@ def test_pair_bits_per_char_is_the_response_given_its_query_by_hand(tmp_path):
     row = bpc.pair_bits_per_char(str(tmp_path), pairs)
     assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / (len("hello , how are you ?") + len("good .") + 2),
                                                  rel=SUM)
+
+
+def test_response_bits_per_char_is_each_response_alone_after_eos_by_hand(tmp_path):
+    """``--text responses`` (USL-H's L criterion): -log2 P(r | eos) summed, no end-of-turn token, over the
+    responses' characters alone."""
+    bpc = bits_per_char_script()
+    model, tokenizer = tiny_gpt2(tmp_path)
+    responses = ["hello , how are you ?", "good ."]
+    nats = 0.0
+    for r in responses:
+        ids = torch.tensor([[tokenizer.eos_token_id] + tokenizer(r, add_special_tokens=False)["input_ids"]])
+        with torch.no_grad():
+            nats += model(input_ids=ids, labels=ids).loss.item() * (ids.shape[1] - 1)
+    row = bpc.response_bits_per_char(str(tmp_path), responses)
+    assert row["dialogues"] == 2
+    assert row["bits_per_char"] == pytest.approx(nats / math.log(2) / sum(len(r) for r in responses), rel=SUM)
 
 
 def test_load_causal_lm_from_local_dir(tiny):

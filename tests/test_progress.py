@@ -37,7 +37,8 @@ def test_formats():
     assert duration(90) == "1:30"
     assert duration(59.6) == "1:00"
     assert duration(3725) == "1:02:05"
-    assert [plural(u) for u in ("item", "reply", "batch", "day")] == ["items", "replies", "batches", "days"]
+    assert [plural(u) for u in ("item", "reply", "batch", "day", "epoch")] == [
+        "items", "replies", "batches", "days", "epochs"]
     assert rate_text(2.5, "item") == "2.5 items/s"
     assert rate_text(1 / 3, "item") == "3.0 s/item"
 

@@ -63,7 +63,10 @@ def duration(seconds: float) -> str:
 
 
 def plural(unit: str) -> str:
-    """English plural of a unit: ``item`` -> ``items``, ``reply`` -> ``replies``, ``batch`` -> ``batches``."""
+    """English plural of a unit: ``item`` -> ``items``, ``reply`` -> ``replies``, ``batch`` -> ``batches``,
+    ``epoch`` -> ``epochs`` (its ``ch`` is a k)."""
+    if unit.endswith("och"):
+        return unit + "s"
     if unit.endswith("y") and unit[-2:-1] not in tuple("aeiou"):
         return unit[:-1] + "ies"
     return unit + ("es" if unit.endswith(("s", "x", "ch", "sh")) else "s")

@@ -30,7 +30,7 @@ class ResponseNLL:
             raise ValueError("the tokenizer has neither a BOS nor an EOS token to start the text with")
         self.start = [start]
 
-    def nll(self, responses: Sequence[str], progress: bool = True) -> list[float]:
+    def nll(self, responses: Sequence[str]) -> list[float]:
         """``-log P(response | EOS)`` per response (each distinct response run once)."""
         tokenizer = self.scorer.tokenizer
         distinct = list(dict.fromkeys(responses))

@@ -232,7 +232,7 @@ def train(args: argparse.Namespace, output: Path) -> dict:
     x, counts = encode(args, d, deadline)
     lm = ResponseNLL(args.lm, args.device)
     nll = cached("nll-" + lm.model_name.replace("/", "_"), d.nll_texts,
-                 lambda rows: np.asarray(lm.nll(list(rows), progress=False)), deadline)
+                 lambda rows: np.asarray(lm.nll(list(rows))), deadline)
 
     u_head, u_report = choose_head("U", x["u"], np.asarray(d.uy), x["uv"], np.asarray(d.uvy), args.lr, args.seed)
     s_head, s_report = choose_head("S", x["s"], np.asarray(d.sy), x["sv"], np.asarray(d.svy), args.lr, args.seed)
