@@ -117,7 +117,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
                         help="conversations: FED/FULL's eos-joined dialogues; pairs: holistic's response given its query; "
                              "responses: USL-H's L, each response alone")
     parser.add_argument("--n", type=int, default=200,
-                        help="the first N DailyDialog validation dialogues (--text pairs: N calibration pairs)")
+                        help="the first N DailyDialog validation dialogues (--text pairs, responses: N calibration pairs)")
     parser.add_argument("--max-tokens", type=int, default=1024)
     parser.add_argument("--save", type=Path)
     args = parser.parse_args(argv)

@@ -9,7 +9,12 @@ are encoded here, ~5 CPU minutes with MiniLM). Each head is chosen as in trainin
 epoch: :func:`dialeval.usl.training.choose_head`). The features come from training's cache (a training
 run with the same ``--encoder`` and sizes fills it).
 
+``--beside ENCODER`` asks whether a second frozen encoder adds to the first: the full-size U and S heads on
+``--encoder``'s features alone and on both encoders' features side by side (U: ``[x1; x2]``, S: ``[dual(x1);
+dual(x2)]``), each encoder's features from its own training run's cache.
+
     OMP_NUM_THREADS=1 python benchmarks/usl_choices.py --encoder minilm-l6 --pair --save benchmarks/results/usl-choices.md
+    python benchmarks/usl_choices.py --encoder mpnet-base --beside minilm-l6 --threads 2
 """
 
 from __future__ import annotations
@@ -34,9 +39,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--s-pairs", type=int, default=20000)
     parser.add_argument("--pair", action="store_true", help="also S on the pair read together, at 4,000 pairs")
     parser.add_argument("--encoder", default="minilm-l6", help="the frozen encoder (dialeval.usl.features.ENCODERS)")
+    parser.add_argument("--beside", default=None, help="a second encoder: the full-size heads on both side by side")
     parser.add_argument("--save", type=Path, default=None, help="the Markdown table")
+    parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
+    torch.set_num_threads(args.threads)
     run = argparse.Namespace(encoder=args.encoder, s_input="dual", u_responses=args.u_responses, s_pairs=args.s_pairs,
                              valid=600, nll_responses=1000, seed=0, tiny=False, device=None, lr=1e-3)
     d = draw(run)
@@ -47,6 +54,15 @@ def main(argv: list[str] | None = None) -> int:
     def fit(part: str, what: str, xt, yt, xv, yv) -> None:
         _, report = choose_head(f"{part} {what}", xt, yt, xv, yv, run.lr, run.seed)
         rows.append(f"| {part} | {what} | {len(yt):,} | {len(yv):,} | {report['accuracy']:.4f} | {report['hidden']} |")
+
+    if args.beside:
+        x2, _ = encode(argparse.Namespace(**{**vars(run), "encoder": args.beside}), d, None)
+        both = {k: np.concatenate([x[k], x2[k]], axis=1) for k in x}
+        for name, features in ((args.encoder, x), (f"{args.encoder} + {args.beside}", both)):
+            fit("U", f"{name}, {args.u_responses:,} responses", features["u"], uy, features["uv"], uvy)
+            fit("S", f"{name} dual, {args.s_pairs:,} pairs", features["s"], sy, features["sv"], svy)
+        print("\n".join(rows))
+        return 0
 
     small_u = 2 * SMALL  # about SMALL responses (each gives its positive and, from 3 tokens on, its negative)
     fit("U", f"frozen [max; mean], first {small_u:,} texts", x["u"][:small_u], uy[:small_u], x["uv"], uvy)
@@ -63,8 +79,9 @@ def main(argv: list[str] | None = None) -> int:
                        "|---|---|---|---|---|---|", *rows])
     print(table)
     if args.save:
+        threads = "one CPU thread" if args.threads == 1 else f"{args.threads} CPU threads"
         args.save.write_text(f"# USL-H's choices by DailyDialog validation accuracy\n\n`{' '.join(['python'] + sys.argv)}`"
-                             f" ({args.encoder} frozen, one CPU thread)\n\n{table}\n")
+                             f" ({args.encoder} frozen, {threads})\n\n{table}\n")
     return 0
 
 

@@ -277,3 +277,21 @@ def test_heads_are_stored_in_float16_and_read_back_as_the_training_report_scored
         assert all(torch.equal(r, w) for r, w in zip(stored(heads[part]).parameters(), rounded))
     # the rounding moved the weights, so stored() is not the identity
     assert any(not torch.equal(w, w.to(torch.float16).float()) for w in original["u"])
+
+
+def test_card_counts_the_sets_at_or_above_yeh_and_where_s_alone_is():
+    """The card's table: USL-H against Yeh et al.'s per set, and, among the sets below, those where S alone
+    reaches Yeh's number (convai2: Yeh 0.457; fed-dialog: 0.152)."""
+    from dialeval.usl.card import yeh_rows
+
+    def result(usl, s):
+        return {"rows": {"usl": {"spearman": usl}, "usl_u": {"spearman": 0.1}, "usl_s": {"spearman": s},
+                         "usl_l": {"spearman": 0.0}}}
+
+    text = yeh_rows({"grade-convai2": result(0.44, 0.46), "fed-dialog": result(0.152, 0.1)})
+    assert "| grade-convai2 | 0.440 | 0.100 | 0.460 | 0.000 | - | 0.457 |" in text
+    assert "| grade-empathetic | not run |" in text
+    assert "on 1 of the 2 sets measured" in text
+    assert "Of the 1 set below, S alone reads at or above Yeh's USL-H on 1 (grade-convai2)" in text
+    below_everywhere = yeh_rows({"grade-convai2": result(0.44, 0.45)})
+    assert "on 0 of the 1 sets measured" in below_everywhere and "S alone" not in below_everywhere
