@@ -43,6 +43,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--save", type=Path, default=None, help="the Markdown table")
     parser.add_argument("--threads", type=int, default=1)
     args = parser.parse_args(argv)
+    if args.beside and (args.save or args.pair):
+        parser.error("--beside prints its four rows only; it takes neither --save nor --pair")
     torch.set_num_threads(args.threads)
     run = argparse.Namespace(encoder=args.encoder, s_input="dual", u_responses=args.u_responses, s_pairs=args.s_pairs,
                              valid=600, nll_responses=1000, seed=0, tiny=False, device=None, lr=1e-3)
