@@ -23,29 +23,15 @@ from dialeval.metaeval.behaviour.kinds import build
 from dialeval.metaeval.behaviour.suite import REAL, check_scores, score_replies, runnable_metrics
 from float_noise import RELATIVE
 
-# contexts per metric: FED (and combined, which reads FED) cost a second per reply on the CI's CPU
+# contexts per metric: FED costs a second per reply on the CI's CPU; combined keeps the 10 its pins were measured on
 CONTEXTS = {"fed": 10, "combined": 10}
 DEFAULT_CONTEXTS = 20
 
-# metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}; measured 2026-11-26
-# with the echo and salad flags (score-cache format 5) and the weights in hub/ (FED and holistic, and
-# combined which reads them, on their Gemma-3-270M adapters); holistic coherence as weighted PMI, its
-# default since the same day; GRADE on its LoRA cross-encoder, the default since 2026-11-27; SSREM on
-# all-mpnet-base-v2, the default since the same day. Re-measured later that day: GRADE's cross-encoder
-# resumed to the end of its epoch, SSREM's and FED's controls with a floored score left out of the
-# spread (it had set the scale), and combined retrained on those defaults (it had read the earlier ones).
-# Re-measured the next session: FED's adapter trained to the end of one epoch, and combined retrained on it;
-# combined's again on 2026-11-28, retrained with SSREM's reference-free context fit ssrem_f as a component, and
-# again the same day as issue 57's design (c): the mean percentile of coherence, GRADE and ssrem_f (no FED).
-# Issue 54's echo rule (score-cache format 6) scores case 7's real reply ("It doesn't matter .", flagged before):
-# each echo's tie there became a win, and case 7 counts in the other kinds and the controls. GRADE, SSREM,
-# FULL and holistic re-measured with this test's code; FED's and combined's derived from their former pins,
-# the 10 real replies' scores and case 7's replies scored alone (the derivation gives GRADE's and SSREM's
-# measured pins within 1e-4). Twentieth session: USL-H re-measured (all-mpnet-base-v2, the authors' HS
-# hierarchy), and again in the twenty-first on its heads trained on 20,000 responses / pairs; combined's
-# controls moved by 0.0011-0.0012 when holistic coherence on Gemma took the grouped layout (per-item differences up to 2.7e-6, grouped-layout-holistic.md), which flips one real reply's rank
-# among the stored human replies: a percentile moves in steps of 1/200, so float noise can move a pin by more
-# than noise.
+# metric -> sub-score -> {kind: (wins, ties)} and {control: standardized change}, measured with this test's code
+# and the weights in hub/ (score-cache format 6: the echo and salad flags, issue 54's echo rule); why each pin
+# last moved is in CHANGELOG.md. FED's and combined's on 10 contexts, the others on 20. Combined's percentiles
+# move in steps of 1/200 among the stored human replies, so float noise in a component (the grouped layout's
+# differences of up to 2.7e-6, grouped-layout-holistic.md) can move its controls by about 0.001.
 PINNED = {
     "ssrem": {"ssrem_f": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (19, 0), "other_reply": (17, 0),
                           "lowercase": -0.0589, "paraphrase": -0.2709}},  # the mpnet model, 2026-11-27
@@ -74,9 +60,9 @@ def close_but_not_tied(a: float, b: float) -> bool:
 
 @pytest.fixture(scope="module")
 def score_cache(tmp_path_factory):
-    """One empty score cache for the module: combined reads its FED component from the entries FED's
-    own case stored (the same 10 contexts, replies and options), as it reads a grid's cells, instead of
-    scoring them again; every other entry differs (20 contexts, or references)."""
+    """One empty score cache for the module, so that no entry of an earlier run is read. An entry is keyed by
+    a case's whole input set, so the cases share none today (combined's components score its 10 contexts,
+    the other cases 20); it spared combined's FED component while combined read FED."""
     return tmp_path_factory.mktemp("score-cache")
 
 
