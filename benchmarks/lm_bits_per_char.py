@@ -97,16 +97,16 @@ def pair_bits_per_char(name: str, pairs: list[tuple[str, str]]) -> dict:
 
 def response_bits_per_char(name: str, responses: list[str]) -> dict:
     """One model's bits per character of ``responses`` read alone (``--text responses``): USL-H's L,
-    :meth:`dialeval.usl.likelihood.ResponseNLL.nll`, summed."""
+    :meth:`dialeval.usl.likelihood.ResponseNLL.logprobs`, summed."""
     from dialeval.usl.likelihood import ResponseNLL
 
     lm = ResponseNLL(name, batch_size=8)
     start = time.perf_counter()
-    nats = sum(lm.nll(responses))
-    tokens = sum(len(lm.scorer.tokenizer.encode(r, add_special_tokens=False)) for r in responses)
+    scored = lm.logprobs(responses)
+    nats = -sum(lp for lp, _ in scored)
     chars = sum(len(r) for r in responses)
     return {"model": name, "weights": lm.model_name, "bits_per_char": nats / math.log(2) / chars,
-            "tokens_per_char": tokens / chars, "dialogues": len(responses), "skipped": 0,
+            "tokens_per_char": sum(n for _, n in scored) / chars, "dialogues": len(responses), "skipped": 0,
             "seconds": round(time.perf_counter() - start, 1)}
 
 

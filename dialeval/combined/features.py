@@ -4,8 +4,8 @@ A :class:`Feature` is one headline sub-score of one meta-evaluation grid job
 (:class:`dialeval.core.spec.Job`): holistic coherence and fluency, logical self-consistency, GRADE,
 SSREM (its headline, which needs references, and its reference-free context fit ``ssrem_f``), the
 referenced multiref scores, and USL-H with its three parts (read by issue 57's designs (g) and (h)).
-Every one of them is "higher = better" (its scale says so), so the combination can keep its weights non-negative: a better component score never lowers the combined
-one. FED's overall quality and FULL, features until issue 57, are none: their scores on the shared sets
+Every one of them is "higher = better" (its scale says so), so the combination can keep its weights
+non-negative: a better component score never lowers the combined one. FED's overall quality and FULL, features until issue 57, are none: their scores on the shared sets
 were not at hand when the designs were compared leave-one-source-out (FED alone costs about 150
 CPU-minutes over the sets), and on unseen sets they correlate near zero with the raters.
 

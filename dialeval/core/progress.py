@@ -62,11 +62,14 @@ def duration(seconds: float) -> str:
     return f"{hours}:{minutes:02d}:{secs:02d}" if hours else f"{minutes}:{secs:02d}"
 
 
+IRREGULAR_PLURALS = {"epoch": "epochs"}  # the rules below would say "epoches": its "ch" is a k
+
+
 def plural(unit: str) -> str:
     """English plural of a unit: ``item`` -> ``items``, ``reply`` -> ``replies``, ``batch`` -> ``batches``,
-    ``epoch`` -> ``epochs`` (its ``ch`` is a k)."""
-    if unit.endswith("och"):
-        return unit + "s"
+    ``epoch`` -> ``epochs`` (:data:`IRREGULAR_PLURALS`)."""
+    if unit in IRREGULAR_PLURALS:
+        return IRREGULAR_PLURALS[unit]
     if unit.endswith("y") and unit[-2:-1] not in tuple("aeiou"):
         return unit[:-1] + "ies"
     return unit + ("es" if unit.endswith(("s", "x", "ch", "sh")) else "s")

@@ -46,11 +46,13 @@ def yeh_rows(results: dict[str, dict]) -> str:
     above = sum(value >= YEH[name] for name, value in measured.items())
     below = [name for name, value in measured.items() if value < YEH[name]]
     s_above = [name for name in below if results[name]["rows"]["usl_s"]["spearman"] >= YEH[name]]
-    rows.append(f"\nAt or above Yeh et al.'s USL-H on {above} of the {len(measured)} sets measured. The ratings were "
-                "read only to fill this table: no choice of the weights read them, and the default hierarchy is the "
-                "authors' scorer's." + (f" Of the {len(below)} set{'s' * (len(below) != 1)} below, S alone reads at or "
-                                        f"above Yeh's USL-H on {len(s_above)} ({', '.join(s_above)}): there U and L "
-                                        "pull the fixed combination down." if s_above else ""))
+    summary = (f"\nAt or above Yeh et al.'s USL-H on {above} of the {len(measured)} sets measured. The ratings were "
+               "read only to fill this table: no choice of the weights read them, and the default hierarchy is the "
+               "authors' scorer's.")
+    if s_above:
+        summary += (f" Of the {len(below)} set{'s' * (len(below) != 1)} below, S alone reads at or above Yeh's "
+                    f"USL-H on {len(s_above)} ({', '.join(s_above)}): there U and L pull the fixed combination down.")
+    rows.append(summary)
     return "\n".join(rows)
 
 

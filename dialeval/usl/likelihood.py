@@ -30,11 +30,14 @@ class ResponseNLL:
             raise ValueError("the tokenizer has neither a BOS nor an EOS token to start the text with")
         self.start = [start]
 
-    def nll(self, responses: Sequence[str]) -> list[float]:
-        """``-log P(response | EOS)`` per response (each distinct response run once)."""
+    def logprobs(self, responses: Sequence[str]) -> list[tuple[float, int]]:
+        """``(log P(response | EOS), its token count)`` per response (each distinct response run once)."""
         tokenizer = self.scorer.tokenizer
         distinct = list(dict.fromkeys(responses))
         ids = [tokenizer.encode(r, add_special_tokens=False) for r in distinct]
-        found = self.scorer.continuation_logprobs(self.start, ids)
-        table = {r: -lp for r, (lp, _) in zip(distinct, found)}
+        table = dict(zip(distinct, self.scorer.continuation_logprobs(self.start, ids)))
         return [table[r] for r in responses]
+
+    def nll(self, responses: Sequence[str]) -> list[float]:
+        """``-log P(response | EOS)`` per response: L's raw value."""
+        return [-lp for lp, _ in self.logprobs(responses)]
