@@ -311,6 +311,10 @@ def test_evaluate_module(tiny_saved):
     scorer = fed._cached_scorer
     reference = fed.compute(conversations=CONVERSATIONS[:1], model=str(path), mode="reference")
     assert fed._cached_scorer is scorer and "|mode:reference|level:turn|" in reference["signature"]
+    again = dialeval.load("fed")  # another instance, the same settings: the model is not loaded again
+    alone = again.compute(conversations=CONVERSATIONS[:1], model=str(path))["turn_overall_scores"]
+    assert alone == pytest.approx(result["turn_overall_scores"][:1], rel=SUM, abs=LOGPROB, nan_ok=True)
+    assert again._cached_scorer is scorer
     with pytest.raises(ValueError, match=r"fed compute\(\): unknown option\(s\) \['modle'\]; accepted: .*'model'"):
         fed.compute(conversations=CONVERSATIONS[:1], modle=str(path))
 

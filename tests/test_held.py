@@ -57,6 +57,53 @@ def test_a_full_loader_drops_the_least_recently_used(own_loaders):
     assert load("a") is a and load("b") is not b
 
 
+def test_a_loader_may_name_its_key(own_loaders):
+    loads = []
+
+    @held.held(maxsize=2, key=lambda name, build: name)
+    def load(name, build):
+        loads.append(name)
+        return build()
+
+    first = load("a", object)
+    assert load("a", lambda: "another build") is first and loads == ["a"]  # the build is not the key
+    assert load("b", object) is not first and loads == ["a", "b"]
+
+
+def test_a_new_module_instance_takes_the_latest_scorer_of_its_metric_and_settings():
+    """``kept_scorer``: an instance keeps its own scorer while its settings stay; a second instance of
+    a metric (another ``evaluate.load``) with the same configuration and settings as the latest
+    scorer built gets that one; other settings, another configuration or another metric build anew;
+    a release drops the latest scorers, not those an instance keeps."""
+    from types import SimpleNamespace
+
+    from dialeval.modules import kept_scorer
+
+    builds = []
+
+    def build():
+        builds.append(object())
+        return builds[-1]
+
+    def module(name="fed", config="default"):
+        return SimpleNamespace(name=name, config_name=config)
+
+    held.release()
+    fed = module()
+    scorer = kept_scorer(fed, ("model", 32), build)
+    again = module()
+    assert kept_scorer(again, ("model", 32), build) is scorer and again._cached_scorer is scorer and len(builds) == 1
+    assert kept_scorer(again, ("model", 16), build) is builds[1]  # other settings: built, now the latest
+    assert kept_scorer(fed, ("model", 32), build) is scorer and len(builds) == 2  # its own, kept
+    assert kept_scorer(module(), ("model", 32), build) is builds[2]  # not the latest: built anew
+    assert kept_scorer(module(config="other"), ("model", 32), build) is builds[3]
+    assert kept_scorer(module(name="full"), ("model", 32), build) is builds[4]
+    assert kept_scorer(module(), ("model", 32), build) is builds[2] and len(builds) == 5
+    held.release()
+    assert kept_scorer(module(), ("model", 32), build) is builds[5] and kept_scorer(fed, ("model", 32), build) is scorer
+    held.release()
+
+
 def test_every_runner_keeps_its_models_in_a_held_loader():
     from dialeval.fed.runner import fed_scorer
     from dialeval.full.runner import full_scorer

@@ -82,6 +82,29 @@ def test_adapter_loads_over_its_base_and_merges(adapter, tmp_path):
     assert name == f"{folder}@{hub.content_hash(folder)}"
 
 
+def test_a_base_loaded_again_from_the_same_files_is_hashed_once(adapter, tmp_path, monkeypatch):
+    """load_causal_lm hashes a base once per process and dtype while its files stay the same; the
+    check itself still runs (test below: changed files give another weights id, hashed anew)."""
+    from dialeval.core.lm import load_causal_lm
+
+    folder, _ = adapter
+    hashed = []
+    monkeypatch.setattr(hub, "_LOADED_BASE_HASHES", {})
+    monkeypatch.setattr(hub, "tensor_hash", lambda model, real=hub.tensor_hash: hashed.append(model) or real(model))
+    first = load_causal_lm(folder)[0]
+    second = load_causal_lm(folder)[0]
+    assert len(hashed) == 1 and second is not first
+    ids = torch.tensor([[5, 17, 3, 42, 8]])
+    with torch.no_grad():
+        assert torch.equal(first(input_ids=ids).logits, second(input_ids=ids).logits)
+    load_causal_lm(folder, dtype=torch.float64)  # dtype is applied after the merge: the same base, no new hash
+    assert len(hashed) == 1
+    merged_in_place = hashed[0]  # the adapter was merged into the base object hashed
+    with pytest.raises(hub.BaseMismatchError):  # without loaded_from: hashed anew, and now it differs
+        hub.check_base(folder, merged_in_place)
+    assert len(hashed) == 2
+
+
 def test_adapter_over_another_base_fails_naming_both_hashes(adapter, tmp_path):
     from dialeval.core.lm import load_causal_lm
 

@@ -33,8 +33,8 @@ TORCH = "torch==2.13.0"  # the CPU build install.sh takes; any torch >= 2.1 woul
 # Every module's docstring example (tests/module_examples.py), the same calls in both environments.
 CALLS = {f"{name}:{config}": (name, config, kwargs) for name in registry.METRICS
          for config, kwargs in example_calls(name)}
-# In one process of the installed wheel, so that each model loads once for all three (the doctests'
-# modules, the calls and the examples share the loaded models, dialeval.core.held): every module's
+# In one process of the installed wheel, so that models load once (the calls take the scorers the
+# doctests' modules built, dialeval.modules.kept_scorer; the examples' runners hold theirs): every module's
 # docstring example as a doctest, on the modules `dialeval register` put in evaluate's cache
 # (tests/test_module_examples.py runs them on this checkout); the same examples as calls; and
 # `dialeval examples --json` (the CLI's main; `python -m dialeval.cli` runs register and install-bases).

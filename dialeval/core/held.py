@@ -3,7 +3,9 @@
 A runner loads its model once per settings (model, batch size, device, precision, ...) and keeps it
 for the next call: :func:`held` is a least-recently-used cache of such a loader, as
 ``functools.lru_cache``, with every object it loaded numbered in load order. The same arguments give
-the same loaded object; other arguments (another precision, another device) load another.
+the same loaded object; other arguments (another precision, another device) load another. A loader
+may name its own cache key (``key=``): the evaluate modules' scorers are kept by metric and settings,
+whatever build function a module instance passes (:func:`dialeval.modules.kept_scorer`).
 :func:`release` drops what the held loaders keep (or only what they loaded from a :func:`mark` on),
 so that it is freed once nothing else holds it; ``dialeval examples`` releases what a metric loaded
 once its columns (and the runs the combined metric reads of it) are scored, so that one metric's
@@ -28,13 +30,14 @@ _LOADERS: list[_Held] = []  # every held loader, in the order they were declared
 class _Held:
     """A loader's cache: arguments -> (load number, object), least recently used first."""
 
-    def __init__(self, loader: Callable[..., Any], maxsize: int, close: Callable[[Any], None] | None) -> None:
-        self.loader, self.maxsize, self.close = loader, maxsize, close
+    def __init__(self, loader: Callable[..., Any], maxsize: int, close: Callable[[Any], None] | None,
+                 key: Callable[..., Hashable] | None) -> None:
+        self.loader, self.maxsize, self.close, self.key = loader, maxsize, close, key
         self.kept: OrderedDict[Hashable, tuple[int, Any]] = OrderedDict()
         functools.update_wrapper(self, loader)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        key = (args, tuple(sorted(kwargs.items())))
+        key = self.key(*args, **kwargs) if self.key else (args, tuple(sorted(kwargs.items())))
         if key in self.kept:
             self.kept.move_to_end(key)
             return self.kept[key][1]
@@ -54,12 +57,15 @@ class _Held:
         return len(gone)
 
 
-def held(maxsize: int, close: Callable[[Any], None] | None = None) -> Callable[[F], F]:
+def held(
+    maxsize: int, close: Callable[[Any], None] | None = None, key: Callable[..., Hashable] | None = None,
+) -> Callable[[F], F]:
     """A held cache of a model loader (module docstring) keeping up to ``maxsize`` objects; ``close(obj)``,
-    where given, is called on each one when it is released (a process it started: METEOR's JVM)."""
+    where given, is called on each one when it is released (a process it started: METEOR's JVM);
+    ``key(*args, **kwargs)``, where given, is the cache key of a call (default: all its arguments)."""
 
     def wrap(loader: F) -> F:
-        cached = _Held(loader, maxsize, close)
+        cached = _Held(loader, maxsize, close, key)
         _LOADERS.append(cached)
         return cached  # type: ignore[return-value]
 

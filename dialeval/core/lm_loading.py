@@ -208,7 +208,7 @@ def load_causal_lm(
     if local and hub.is_adapter(resolved):
         record = hub.read_base(resolved)
         base, base_tokenizer = load_causal_lm(local_base_name(record.local_name), device="cpu")
-        model = hub.apply_adapter(base, resolved)
+        model = hub.apply_adapter(base, resolved, loaded_from=base.dialeval_weights_id)
         has_tokenizer = any((Path(resolved) / f).is_file() for f in ("tokenizer.json", "tokenizer_config.json"))
         tokenizer = AutoTokenizer.from_pretrained(resolved, local_files_only=True) if has_tokenizer else base_tokenizer
         if dtype is not None:

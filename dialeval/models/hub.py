@@ -211,11 +211,23 @@ def base_hash(model: Any, task_type: str | None) -> str:
     return tensor_hash(model.base_model if task_type == "SEQ_CLS" else model)
 
 
-def check_base(folder: str | os.PathLike, base: Any) -> BaseRecord:
-    """Raise :class:`BaseMismatchError` unless ``base``'s :func:`base_hash` is the recorded one."""
+# (weights id of the files a base was loaded from, its dtype, task type) -> base_hash, this process
+_LOADED_BASE_HASHES: dict[tuple[str, str, str | None], str] = {}
+
+
+def check_base(folder: str | os.PathLike, base: Any, loaded_from: str | None = None) -> BaseRecord:
+    """Raise :class:`BaseMismatchError` unless ``base``'s :func:`base_hash` is the recorded one.
+
+    ``loaded_from``: the :func:`weights_id` of the files ``base`` was just loaded from, unchanged since
+    (the id names their content); the hash of a base loaded from the same files in the same dtype is
+    then computed once per process (a Gemma-3-270M base: 2.5 s a load)."""
     record = read_base(folder)
-    config = json.loads((Path(folder) / ADAPTER_CONFIG).read_text())
-    found = base_hash(base, config.get("task_type"))
+    task_type = json.loads((Path(folder) / ADAPTER_CONFIG).read_text()).get("task_type")
+    if loaded_from is None:
+        found = base_hash(base, task_type)
+    else:
+        key = (loaded_from, str(next(base.parameters()).dtype), task_type)
+        found = _LOADED_BASE_HASHES.get(key) or _LOADED_BASE_HASHES.setdefault(key, base_hash(base, task_type))
     if found != record.tensor_hash:
         raise BaseMismatchError(
             f"{folder}: this adapter was trained over {record.base_model} ({record.local_name}) with "
@@ -226,8 +238,9 @@ def check_base(folder: str | os.PathLike, base: Any) -> BaseRecord:
     return record
 
 
-def apply_adapter(base: Any, folder: str | os.PathLike, *, trainable: bool = False) -> Any:
-    """``base`` with the peft adapter of ``folder`` applied, after :func:`check_base`.
+def apply_adapter(base: Any, folder: str | os.PathLike, *, trainable: bool = False, loaded_from: str | None = None) -> Any:
+    """``base`` with the peft adapter of ``folder`` applied, after :func:`check_base` (``loaded_from``
+    as there).
 
     ``trainable=False`` merges the adapter into the base weights (``merge_and_unload``: a plain
     transformers model, as fast as the base); ``trainable=True`` returns the unmerged ``PeftModel``
@@ -235,7 +248,7 @@ def apply_adapter(base: Any, folder: str | os.PathLike, *, trainable: bool = Fal
     """
     from peft import PeftModel
 
-    check_base(folder, base)
+    check_base(folder, base, loaded_from)
     # (low_cpu_mem_usage=True would load ~4 s faster but keeps a float16 head in float16: no)
     model = PeftModel.from_pretrained(base, str(folder), is_trainable=trainable)
     return model if trainable else model.merge_and_unload()

@@ -18,6 +18,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+from dialeval.core.held import held
 from dialeval.models.shipped import shipped_dir
 
 METRICS_ROOT = shipped_dir("metrics")
@@ -87,14 +88,28 @@ def register(modules_cache: str | Path | None = None) -> list[Path]:
     return written
 
 
+_LATEST: dict[str, Any] = {}  # "<metric>:<configuration>" -> its held loader of the latest scorer
+
+
+def _latest_scorer(metric: str) -> Any:
+    """The held loader (:mod:`dialeval.core.held`) keeping the latest scorer ``metric`` built:
+    ``loader(settings, build)`` is ``build()``, or the kept scorer when ``settings`` are its own."""
+    if metric not in _LATEST:
+        _LATEST[metric] = held(maxsize=1, key=lambda settings, build: settings)(lambda settings, build: build())
+    return _LATEST[metric]
+
+
 def kept_scorer(module: Any, settings: Any, build: Any) -> Any:
-    """The scorer an evaluate ``module`` keeps between ``compute()`` calls: ``build()`` the first
-    time and whenever ``settings`` (with the dialeval version) change, so a second call reloads no
-    model, word vectors or JVM."""
+    """The scorer of an evaluate ``module`` for ``settings``: the module's own while its settings (with
+    the dialeval version) stay the same; else the latest one any instance of the metric (in the same
+    configuration) built in this process, when its settings are these; else ``build()``. So another
+    ``compute()``, or another ``evaluate.load`` of the metric (a notebook cell run again), reloads no
+    model, word vectors or JVM. The latest scorer of each metric is kept with the runners' models and
+    released with them (:func:`dialeval.core.held.release`); ``module._cached_scorer`` is the module's."""
     from dialeval.version import __version__
 
     key = repr((settings, __version__))
     if getattr(module, "_cached_key", None) != key:
-        module._cached_scorer = build()
+        module._cached_scorer = _latest_scorer(f"{module.name}:{module.config_name}")(key, build)
         module._cached_key = key
     return module._cached_scorer
