@@ -14,17 +14,33 @@ one thread, about 3 CPU-minutes an epoch on ``first``, 11 on ``bundled``). A tri
 
     OMP_NUM_THREADS=1 python benchmarks/usl_finetune.py --top 2 --epochs 2
     OMP_NUM_THREADS=1 python benchmarks/usl_finetune.py --items bundled --top 2 --epochs 1
+
+``--states`` (for all-mpnet-base-v2, ``--encoder mpnet-base``: BERT-base size, an hour an epoch through
+all 12 layers on two threads) computes once the hidden states that enter the top ``--top`` layers (the
+lower layers frozen, in eval mode: no dropout below the top), caches them in float16 under
+``$DIALEVAL_CACHE/usl`` in chunks a later run resumes, and trains the top layers over them; validation
+runs the whole encoder in float32. ``--lora R`` trains rank-``R`` LoRA adapters on the top layers'
+linear maps (their LayerNorms stay; :func:`dialeval.usl.tuned.lora_config`) instead of the layers
+themselves, so that the tuned part is small enough to bundle (the hub keeps under its 100 MB);
+``--save`` keeps each epoch's adapter and head (``--folder`` makes a USL folder of one).
+
+    python benchmarks/usl_finetune.py --encoder mpnet-base --items bundled --top 1 --states --lora 16 --lr 5e-4
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import random
 import sys
+from pathlib import Path
 
 import numpy as np
+import torch
 
-FROZEN_HEAD = {"first": 0.7088, "bundled": 0.7381}  # the frozen head's U on these items (dialeval_training.json)
+# the frozen head's U on these items (each model's dialeval_training.json): MiniLM's first and bundled
+# models, and the bundled all-mpnet-base-v2 model (hub/usl-dailydialog)
+FROZEN_HEAD = {("minilm-l6", "first"): 0.7088, ("minilm-l6", "bundled"): 0.7381, ("mpnet-base", "bundled"): 0.8059}
 
 
 def first_items() -> tuple[list[str], list[int], list[str], list[int], list[str]]:
@@ -54,46 +70,146 @@ def bundled_items() -> tuple[list[str], list[int], list[str], list[int], list[st
 ITEMS = {"first": first_items, "bundled": bundled_items}
 
 
-def main(argv: list[str] | None = None) -> int:
-    import torch
+def cached_states(encoder, texts: list[str], top: int, deadline: float | None = None):
+    """``(states, lengths)``: the float16 hidden states entering the top ``top`` layers of each text
+    (padded to the longest), cached in chunks (:func:`dialeval.usl.training.cached`)."""
+    from dialeval.core.batching import length_batches
+    from dialeval.usl.features import RESPONSE_TOKENS
+    from dialeval.usl.training import cached
 
+    width = RESPONSE_TOKENS + 2  # [CLS] response [SEP]
+
+    def compute(rows):
+        out = np.zeros((len(rows), width, encoder.model.config.hidden_size), dtype=np.float16)
+        for idx in length_batches([len(ids) for ids in encoder.tokenizer(list(rows))["input_ids"]], 32):
+            batch = encoder.tokenizer([rows[i] for i in idx], padding=True, return_tensors="pt")
+            with torch.no_grad():
+                hidden = encoder.model(**batch, output_hidden_states=True).hidden_states[-1 - top]
+            out[idx, :hidden.shape[1]] = hidden.numpy().astype(np.float16)
+        return out
+
+    lengths = np.array([len(ids) for ids in encoder.tokenizer(texts)["input_ids"]])
+    if lengths.max() > width:
+        raise ValueError(f"a cut response has {lengths.max()} tokens, more than {width}")
+    return cached(f"{encoder.name}-states-top{top}", texts, compute, deadline), lengths
+
+
+def save_epoch(folder: Path, learner, head, args: dict, accuracy: float) -> None:
+    """The LoRA adapter of the top layers (``u_encoder/``), U's head (``u_head.safetensors``) and
+    ``report.json`` (the options and the validation accuracy) into ``folder``."""
+    from safetensors.torch import save_file
+
+    folder.mkdir(parents=True, exist_ok=True)
+    learner.save_pretrained(str(folder / "u_encoder"))
+    save_file({k: v.contiguous() for k, v in head.state_dict().items()}, str(folder / "u_head.safetensors"))
+    (folder / "report.json").write_text(json.dumps({"args": args, "validation_accuracy": accuracy}, indent=1) + "\n")
+
+
+def make_folder(epoch_dir: Path, out: Path) -> None:
+    """``out``: the bundled USL folder's heads and config, U's head replaced by the one in ``epoch_dir``
+    and read through its adapter (``u_encoder/``, config ``u_top``; :mod:`dialeval.usl.tuned`)."""
+    import shutil
+
+    from safetensors.torch import load_file
+
+    from dialeval.usl.heads import DEFAULT_MODEL, head, load_folder, resolve_folder, save_folder
+    from dialeval.usl.tuned import ADAPTER_DIR
+
+    report = json.loads((epoch_dir / "report.json").read_text())["args"]
+    heads, config = load_folder(resolve_folder(DEFAULT_MODEL))
+    if config["encoder"] != report["encoder"]:
+        raise ValueError(f"{epoch_dir} tuned {report['encoder']}, the bundled folder reads {config['encoder']}")
+    heads["u"] = head(int(config["dim"]), 0)
+    heads["u"].load_state_dict(load_file(str(epoch_dir / "u_head.safetensors")))
+    config.update(hidden_u=0, u_top=report["top"])
+    save_folder(out, heads, config)
+    shutil.copytree(epoch_dir / ADAPTER_DIR, out / ADAPTER_DIR, dirs_exist_ok=True)
+    print(f"{out}: U through {epoch_dir}'s adapter on the top {report['top']} layers")
+
+
+def main(argv: list[str] | None = None) -> int:
     from dialeval.core.batching import length_batches
     from dialeval.core.progress import Progress
-    from dialeval.usl.features import FrozenEncoder, max_mean
+    from dialeval.usl.features import ENCODERS, MINILM, FrozenEncoder, max_mean
     from dialeval.usl.training import accuracy_by
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--top", type=int, default=2, help="encoder layers that learn")
     parser.add_argument("--epochs", type=int, default=2)
     parser.add_argument("--lr", type=float, default=5e-5)
-    parser.add_argument("--items", choices=sorted(FROZEN_HEAD), default="first",
+    parser.add_argument("--items", choices=sorted({items for _, items in FROZEN_HEAD}), default="first",
                         help="first: the first bundled model's 4,000 responses; bundled: the bundled model's 20,000")
+    parser.add_argument("--encoder", choices=sorted(ENCODERS), default=MINILM)
+    parser.add_argument("--states", action="store_true",
+                        help="train the top layers over cached hidden states (module docstring)")
+    parser.add_argument("--lora", type=int, default=0, help="LoRA rank on the top layers (0: the layers learn)")
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--folder", nargs=2, metavar=("EPOCH_DIR", "OUT"),
+                        help="no training: OUT becomes the bundled USL folder with U read through the adapter and "
+                             "head saved in EPOCH_DIR (by --save), to score the sets with model=OUT")
+    parser.add_argument("--save", help="with --lora: after each epoch, DIR/epoch-<n>/ holds the adapter "
+                                       "(u_encoder/), the head (u_head.safetensors) and report.json")
     args = parser.parse_args(argv)
-    torch.set_num_threads(1)
+    if args.folder:
+        make_folder(Path(args.folder[0]), Path(args.folder[1]))
+        return 0
+    if (args.encoder, args.items) not in FROZEN_HEAD:
+        parser.error(f"no frozen head measured for --encoder {args.encoder} --items {args.items}")
+    if args.lora and not args.states:
+        parser.error("--lora needs --states")
+    if args.save and not args.lora:
+        parser.error("--save needs --lora")
+    torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     texts, labels, valid_texts, valid_labels, valid_kinds = ITEMS[args.items]()
-    encoder = FrozenEncoder()
+    encoder = FrozenEncoder(args.encoder)
     model, tokenizer = encoder.model, encoder.tokenizer
     texts = [encoder.cut_response(t) for t in texts]
     valid_texts = [encoder.cut_response(t) for t in valid_texts]
     for p in model.parameters():
         p.requires_grad = False
-    for layer in model.encoder.layer[-args.top:]:
-        for p in layer.parameters():
-            p.requires_grad = True
+    if args.states:
+        from dialeval.usl.tuned import top_model
+
+        states, lengths = cached_states(encoder, texts, args.top)
+        learner = top_model(model, args.top)
+        lower = model  # validation: the frozen encoder up to the top layers, then the learner
+    else:
+        learner = model
+    if args.lora:
+        from peft import get_peft_model
+
+        from dialeval.usl.tuned import lora_config
+
+        learner = get_peft_model(learner, lora_config(args.lora))
+    else:
+        for layer in learner.encoder.layer[-args.top:]:
+            for p in layer.parameters():
+                p.requires_grad = True
     head = torch.nn.Sequential(torch.nn.Dropout(0.2), torch.nn.Linear(encoder.dim, 2))
-    optimiser = torch.optim.AdamW([p for p in model.parameters() if p.requires_grad] + list(head.parameters()),
+    optimiser = torch.optim.AdamW([p for p in learner.parameters() if p.requires_grad] + list(head.parameters()),
                                   lr=args.lr, weight_decay=0.01)
 
     def pooled(batch_texts):
         batch = tokenizer(batch_texts, padding=True, return_tensors="pt")
-        return max_mean(model(**batch).last_hidden_state, batch["attention_mask"])
+        if not args.states:
+            return max_mean(model(**batch).last_hidden_state, batch["attention_mask"])
+        with torch.no_grad():
+            hidden = lower(**batch, output_hidden_states=True).hidden_states[-1 - args.top]
+        return max_mean(learner(inputs_embeds=hidden, attention_mask=batch["attention_mask"]).last_hidden_state,
+                        batch["attention_mask"])
+
+    def pooled_states(idx):
+        width = int(lengths[idx].max())
+        hidden = torch.from_numpy(states[idx, :width].astype(np.float32))
+        mask = torch.from_numpy((np.arange(width)[None, :] < lengths[idx][:, None]).astype(np.int64))
+        return max_mean(learner(inputs_embeds=hidden, attention_mask=mask).last_hidden_state, mask)
 
     def batches_of(rows: list[str], size: int) -> list[list[int]]:
         return length_batches([len(ids) for ids in tokenizer(rows)["input_ids"]], size)
 
     def accuracy() -> float:
-        model.eval(), head.eval()
+        learner.eval(), head.eval()
         correct = np.zeros(len(valid_texts), dtype=bool)
         with torch.no_grad():
             for idx in batches_of(valid_texts, 64):
@@ -103,20 +219,25 @@ def main(argv: list[str] | None = None) -> int:
         return float(correct.mean())
 
     batches = batches_of(texts, 32)
-    print(f"{len(texts)} training texts, {len(valid_texts)} validation texts; top {args.top} layers learn", flush=True)
+    learning = f"LoRA rank {args.lora} on the top {args.top} layers" if args.lora else f"top {args.top} layers learn"
+    print(f"{len(texts)} training texts, {len(valid_texts)} validation texts; {args.encoder}, {learning}"
+          f"{' over cached states' if args.states else ''}", flush=True)
     for epoch in range(args.epochs):
         random.Random(epoch).shuffle(batches)
-        model.train(), head.train()
+        learner.train(), head.train()
         with Progress(len(batches), f"usl fine-tuning, epoch {epoch + 1}/{args.epochs}", unit="batch") as bar:
             for batch in batches:
-                loss = torch.nn.functional.cross_entropy(head(pooled([texts[i] for i in batch])),
-                                                         torch.tensor([labels[i] for i in batch]))
+                features = pooled_states(np.array(batch)) if args.states else pooled([texts[i] for i in batch])
+                loss = torch.nn.functional.cross_entropy(head(features), torch.tensor([labels[i] for i in batch]))
                 optimiser.zero_grad()
                 loss.backward()
                 optimiser.step()
                 bar.update(1)
-        print(f"epoch {epoch + 1}: validation accuracy {accuracy():.4f} "
-              f"(frozen-feature head on the same items: {FROZEN_HEAD[args.items]})", flush=True)
+        found = accuracy()
+        print(f"epoch {epoch + 1}: validation accuracy {found:.4f} "
+              f"(frozen-feature head on the same items: {FROZEN_HEAD[args.encoder, args.items]})", flush=True)
+        if args.save:
+            save_epoch(Path(args.save) / f"epoch-{epoch + 1}", learner, head, vars(args), found)
     return 0
 
 

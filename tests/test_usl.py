@@ -142,6 +142,34 @@ def test_length_batches_give_each_text_its_unbatched_features():
     assert batched.single([], progress=False).shape == (0, batched.dim)
 
 
+def test_the_top_layers_alone_continue_the_encoder_from_its_hidden_state(tmp_path):
+    """dialeval.usl.tuned.top_model on a tiny random BERT: its top k layers fed the hidden state k
+    below the last give the last hidden state (padding masked), whatever k; k outside 1..layers
+    and a folder naming u_top without its adapter are refused."""
+    import torch
+    from transformers import BertConfig, BertModel
+
+    from dialeval.usl.tuned import load_tuned_top, top_model
+
+    torch.manual_seed(0)
+    model = BertModel(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=3, num_attention_heads=2,
+                                 intermediate_size=32)).eval()
+    ids, mask = torch.tensor([[2, 7, 9, 4, 0], [2, 5, 3, 0, 0]]), torch.tensor([[1, 1, 1, 1, 0], [1, 1, 1, 0, 0]])
+    with torch.no_grad():
+        found = model(input_ids=ids, attention_mask=mask, output_hidden_states=True)
+        for top in (1, 3):
+            upper = top_model(model, top).eval()
+            again = upper(inputs_embeds=found.hidden_states[-1 - top], attention_mask=mask).last_hidden_state
+            assert torch.allclose(again[mask.bool()], found.last_hidden_state[mask.bool()], rtol=SUM, atol=SUM)
+        wrong = top_model(model, 1)(inputs_embeds=found.hidden_states[-3], attention_mask=mask).last_hidden_state
+        assert not torch.allclose(wrong, found.last_hidden_state, atol=1e-2)  # one state too low: another output
+    for top in (0, 4):
+        with pytest.raises(ValueError, match="between 1 and the encoder's 3 layers"):
+            top_model(model, top)
+    with pytest.raises(FileNotFoundError, match="u_top=1 but there is no u_encoder/ adapter"):
+        load_tuned_top(model, tmp_path, 1)
+
+
 def test_inputs_are_checked_with_the_item_named():
     from dialeval.usl.scorer import check_inputs
 
@@ -202,6 +230,36 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     assert l == pytest.approx(min(max((nll - low) / (high - low), 0.0), 1.0), abs=1e-4)
     assert "hierarchy:HS" in result["signature"] and "enc:minilm-l6" in result["signature"]
     assert scorer.score(contexts[:1], responses[:1], "H")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "H"), abs=ROUNDING)
+
+    # U through its own LoRA-tuned top layers (dialeval.usl.tuned, config u_top): an adapter that changes
+    # nothing (lora_B starts at zero) gives the same U; a trained one moves U alone, which is then the
+    # head over the tuned top's states of the frozen encoder's third-last hidden state, in the same forward
+    import torch
+    from peft import get_peft_model
+
+    from dialeval.usl.features import max_mean
+    from dialeval.usl.tuned import ADAPTER_DIR, lora_config, top_model
+
+    tuned = get_peft_model(top_model(scorer.encoder.model, 2), lora_config(4)).eval()
+    tuned.save_pretrained(str(out / ADAPTER_DIR))
+    config = json.loads((out / "config.json").read_text())
+    (out / "config.json").write_text(json.dumps({**config, "u_top": 2}))
+    same = USLScorer(out).score(contexts[:1], responses[:1])
+    assert [same[f"usl_{p}_scores"][0] for p in "usl"] == pytest.approx([u, s, l], abs=ROUNDING)
+    torch.manual_seed(0)
+    with torch.no_grad():
+        for name, weight in tuned.named_parameters():
+            if "lora_B" in name:
+                weight.normal_(0, 0.5)
+    tuned.save_pretrained(str(out / ADAPTER_DIR))
+    moved = USLScorer(out).score(contexts[:1], responses[:1])
+    batch = scorer.encoder.tokenizer(responses[:1], return_tensors="pt")
+    with torch.no_grad():
+        below = scorer.encoder.model(**batch, output_hidden_states=True).hidden_states[-3]
+        states = tuned(inputs_embeds=below, attention_mask=batch["attention_mask"]).last_hidden_state
+    by_hand = valid_probability(heads["u"], max_mean(states, batch["attention_mask"]).numpy())[0]
+    assert moved["usl_u_scores"][0] == pytest.approx(by_hand, abs=SUM) and abs(by_hand - u) > 1e-3
+    assert [moved[f"usl_{p}_scores"][0] for p in "sl"] == pytest.approx([s, l], abs=ROUNDING)
 
 
 def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():

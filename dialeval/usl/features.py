@@ -23,7 +23,7 @@ counts: fewer pads); results come back in input order, float32.
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -66,10 +66,10 @@ class FrozenEncoder:
         if name not in ENCODERS:
             raise ValueError(f"unknown USL encoder {name!r}; known: {sorted(ENCODERS)}")
         quiet_third_party(models_next=True)
-        folder = ENCODERS[name]()
+        self.folder = ENCODERS[name]()
         self.device = device or "cpu"
-        self.tokenizer = AutoTokenizer.from_pretrained(folder, local_files_only=True)
-        model = AutoModel.from_pretrained(folder, local_files_only=True).to(self.device).eval()
+        self.tokenizer = AutoTokenizer.from_pretrained(self.folder, local_files_only=True)
+        model = AutoModel.from_pretrained(self.folder, local_files_only=True).to(self.device).eval()
         self.model, self.precision = with_precision(model, precision, self.device)
         self.name, self.batch_size = name, batch_size
         self.dim = 2 * int(self.model.config.hidden_size)
@@ -81,9 +81,11 @@ class FrozenEncoder:
             return text
         return self.tokenizer.decode(ids[-keep:] if from_end else ids[:keep])
 
-    def single(self, texts: Sequence[str], progress: bool = True) -> np.ndarray:
-        """``[max; mean]`` features of each text alone."""
-        return self._pooled([self.cut_response(t) for t in texts], None, progress, "response")
+    def single(self, texts: Sequence[str], progress: bool = True, tuned: Any = None) -> np.ndarray | tuple:
+        """``[max; mean]`` features of each text alone; with ``tuned`` (U's own top layers,
+        :mod:`dialeval.usl.tuned`, and how many: ``(model, top)``) also those of the tuned top over
+        the same forward's lower layers: ``(frozen, tuned)``."""
+        return self._pooled([self.cut_response(t) for t in texts], None, progress, "response", tuned)
 
     def contexts(self, contexts: Sequence[Sequence[str]], progress: bool = True) -> np.ndarray:
         """``[max; mean]`` features of each context alone (its turns joined, the last tokens kept)."""
@@ -94,13 +96,16 @@ class FrozenEncoder:
         return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts],
                             [self._cut(r, RESPONSE_TOKENS, False) for r in responses], progress, "pair")
 
-    def _pooled(self, first: list[str], second: list[str] | None, progress: bool, unit: str) -> np.ndarray:
-        """The features of texts, or of pairs of texts (BERT-like encoders read the pair's segment ids)."""
+    def _pooled(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
+                tuned: Any = None) -> np.ndarray | tuple:
+        """The features of texts, or of pairs of texts (BERT-like encoders read the pair's segment ids);
+        with ``tuned``, also the tuned top's (:meth:`single`)."""
         import torch
 
         out = np.zeros((len(first), self.dim), dtype=np.float32)
+        out_tuned = np.zeros_like(out)
         if not first:
-            return out
+            return out if tuned is None else (out, out_tuned)
         texts = (first,) + ((second,) if second else ())
         lengths = [len(ids) for ids in self.tokenizer(*texts)["input_ids"]]
         with Progress(len(first), f"usl {self.name}", unit=unit, enabled=progress) as bar:
@@ -109,9 +114,22 @@ class FrozenEncoder:
                                        return_tensors="pt").to(self.device)
                 mask = batch["attention_mask"]
                 with torch.no_grad():
-                    out[idx] = max_mean(self.model(**batch).last_hidden_state.float(), mask).cpu().numpy()
+                    found = self.model(**batch, output_hidden_states=tuned is not None)
+                    out[idx] = max_mean(found.last_hidden_state.float(), mask).cpu().numpy()
+                    if tuned is not None:
+                        upper, top = tuned
+                        states = upper(inputs_embeds=found.hidden_states[-1 - top].float(), attention_mask=mask)
+                        out_tuned[idx] = max_mean(states.last_hidden_state, mask).cpu().numpy()
                 bar.update(len(idx))
-        return out
+        return out if tuned is None else (out, out_tuned)
+
+    def float32_model(self):
+        """The encoder in float32 (itself, or loaded again when it runs in another precision)."""
+        from transformers import AutoModel
+
+        if self.precision == "float32":
+            return self.model
+        return AutoModel.from_pretrained(self.folder, local_files_only=True).to(self.device).eval()
 
     def cut_response(self, text: str) -> str:
         """A response as U reads it: its first :data:`RESPONSE_TOKENS` tokens."""

@@ -3,8 +3,9 @@
 For a context ``c`` and response ``r``:
 
 * ``U = P(valid | r)``: a head over the frozen encoder's features of ``r`` alone
-  (:mod:`dialeval.usl.features`, :mod:`dialeval.usl.heads`), trained to tell DailyDialog responses from
-  their syntactic corruptions (:mod:`dialeval.usl.perturb`);
+  (:mod:`dialeval.usl.features`, :mod:`dialeval.usl.heads`), or over U's own LoRA-tuned top layers
+  where the folder has them (``u_top``, :mod:`dialeval.usl.tuned`), trained to tell DailyDialog
+  responses from their syntactic corruptions (:mod:`dialeval.usl.perturb`);
 * ``S = P(next | c, r)``: a head over ``[c; r; c*r; |c-r|]`` of the features of ``c`` and ``r`` encoded
   apart (``s_input="dual"``; ``"pair"``: of ``c`` and ``r`` read together, as the paper's fine-tuned BERT),
   trained to tell the true next turn from a random response of the corpus;
@@ -54,13 +55,22 @@ class USLScorer:
                              f"{self.config['encoder']!r} gives {self.encoder.dim}")
         self.likelihood = ResponseNLL(lm or self.config["lm"], device)
         self.quartiles = tuple(self.config["nll_quartiles"])
+        self.u_top = int(self.config.get("u_top", 0))  # U's own tuned top layers (dialeval.usl.tuned), if any
+        if self.u_top:
+            from dialeval.usl.tuned import load_tuned_top
+
+            # in float32 whatever the encoder's precision: peft's LoRA merges into float32 Linear layers
+            self.tuned = (load_tuned_top(self.encoder.float32_model(), self.folder, self.u_top), self.u_top)
 
     def parts(self, contexts: list[list[str]], responses: list[str]) -> dict[str, list[float]]:
         """``usl_u``, ``usl_s``, ``usl_l`` (and the raw ``nll``) of every item, none flagged here."""
         from dialeval.usl.features import dual
 
-        single = self.encoder.single(responses)
-        u = valid_probability(self.heads["u"], single)
+        if self.u_top:
+            single, tuned = self.encoder.single(responses, tuned=self.tuned)
+        else:
+            single = tuned = self.encoder.single(responses)
+        u = valid_probability(self.heads["u"], tuned)
         if s_input(self.config) == "dual":
             s = valid_probability(self.heads["s"], dual(self.encoder.contexts(contexts), single))
         else:
