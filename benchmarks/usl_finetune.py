@@ -70,7 +70,7 @@ def bundled_items() -> tuple[list[str], list[int], list[str], list[int], list[st
 ITEMS = {"first": first_items, "bundled": bundled_items}
 
 
-def cached_states(encoder, texts: list[str], top: int, deadline: float | None = None):
+def cached_states(encoder, texts: list[str], top: int):
     """``(states, lengths)``: the float16 hidden states entering the top ``top`` layers of each text
     (padded to the longest), cached in chunks (:func:`dialeval.usl.training.cached`)."""
     from dialeval.core.batching import length_batches
@@ -91,7 +91,7 @@ def cached_states(encoder, texts: list[str], top: int, deadline: float | None = 
     lengths = np.array([len(ids) for ids in encoder.tokenizer(texts)["input_ids"]])
     if lengths.max() > width:
         raise ValueError(f"a cut response has {lengths.max()} tokens, more than {width}")
-    return cached(f"{encoder.name}-states-top{top}", texts, compute, deadline), lengths
+    return cached(f"{encoder.name}-states-top{top}", texts, compute, None), lengths
 
 
 def save_epoch(folder: Path, learner, head, args: dict, accuracy: float) -> None:
@@ -99,8 +99,10 @@ def save_epoch(folder: Path, learner, head, args: dict, accuracy: float) -> None
     ``report.json`` (the options and the validation accuracy) into ``folder``."""
     from safetensors.torch import save_file
 
+    from dialeval.usl.tuned import ADAPTER_DIR
+
     folder.mkdir(parents=True, exist_ok=True)
-    learner.save_pretrained(str(folder / "u_encoder"))
+    learner.save_pretrained(str(folder / ADAPTER_DIR))
     save_file({k: v.contiguous() for k, v in head.state_dict().items()}, str(folder / "u_head.safetensors"))
     (folder / "report.json").write_text(json.dumps({"args": args, "validation_accuracy": accuracy}, indent=1) + "\n")
 
