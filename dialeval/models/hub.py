@@ -227,7 +227,9 @@ def check_base(folder: str | os.PathLike, base: Any, loaded_from: str | None = N
         found = base_hash(base, task_type)
     else:
         key = (loaded_from, str(next(base.parameters()).dtype), task_type)
-        found = _LOADED_BASE_HASHES.get(key) or _LOADED_BASE_HASHES.setdefault(key, base_hash(base, task_type))
+        if key not in _LOADED_BASE_HASHES:
+            _LOADED_BASE_HASHES[key] = base_hash(base, task_type)
+        found = _LOADED_BASE_HASHES[key]
     if found != record.tensor_hash:
         raise BaseMismatchError(
             f"{folder}: this adapter was trained over {record.base_model} ({record.local_name}) with "
@@ -238,7 +240,9 @@ def check_base(folder: str | os.PathLike, base: Any, loaded_from: str | None = N
     return record
 
 
-def apply_adapter(base: Any, folder: str | os.PathLike, *, trainable: bool = False, loaded_from: str | None = None) -> Any:
+def apply_adapter(
+    base: Any, folder: str | os.PathLike, *, trainable: bool = False, loaded_from: str | None = None,
+) -> Any:
     """``base`` with the peft adapter of ``folder`` applied, after :func:`check_base` (``loaded_from``
     as there).
 
