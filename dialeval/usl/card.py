@@ -110,8 +110,8 @@ LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accu
   `benchmarks/results/usl-choices.md`). Fine-tuning all-MiniLM-L6-v2's top two layers for U, as the
   paper fine-tunes, was measured (U 0.709 -> 0.731-0.760 in two epochs over 8,000 texts, by batch order, on the first bundled model's
   items; 0.738 -> 0.774 in one epoch over this model's 39,881, repeated and dropped words no better), and so
-  was a LoRA on all-mpnet-base-v2's top layer: U 0.806 -> 0.871 in four epochs (still rising), yet USL-H on the
-  six sets no better (mean 0.314 -> 0.313, 3 of 6 at or above Yeh et al. either way;
+  was a LoRA on all-mpnet-base-v2's top layer: U 0.806 -> 0.871 in four epochs (0.874 at its plateau), yet USL-H on
+  the six sets no better (mean 0.314 -> 0.313, 3 of 6 at or above Yeh et al. either way;
   `benchmarks/results/usl-finetune.md`). Not bundled yet.
 {s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
