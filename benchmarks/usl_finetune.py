@@ -19,7 +19,7 @@ one thread, about 3 CPU-minutes an epoch on ``first``, 11 on ``bundled``). A tri
 all 12 layers on two threads) computes once the hidden states that enter the top ``--top`` layers (the
 lower layers frozen, in eval mode: no dropout below the top), caches them in float16 under
 ``$DIALEVAL_CACHE/usl`` in chunks a later run resumes, and trains the top layers over them; validation
-runs the whole encoder in float32. ``--lora R`` trains rank-``R`` LoRA adapters on the top layers'
+reads U as the scorer does (:meth:`dialeval.usl.features.FrozenEncoder.single` with the tuned top), in float32. ``--lora R`` trains rank-``R`` LoRA adapters on the top layers'
 linear maps (their LayerNorms stay; :func:`dialeval.usl.tuned.lora_config`) instead of the layers
 themselves, so that the tuned part is small enough to bundle (the hub keeps under its 100 MB);
 ``--save`` keeps each epoch's adapter and head (``--folder`` makes a USL folder of one).
@@ -175,7 +175,6 @@ def main(argv: list[str] | None = None) -> int:
 
         states, lengths = cached_states(encoder, texts, args.top)
         learner = top_model(model, args.top)
-        lower = model  # validation: the frozen encoder up to the top layers, then the learner
     else:
         learner = model
     if args.lora:
@@ -194,12 +193,7 @@ def main(argv: list[str] | None = None) -> int:
 
     def pooled(batch_texts):
         batch = tokenizer(batch_texts, padding=True, return_tensors="pt")
-        if not args.states:
-            return max_mean(model(**batch).last_hidden_state, batch["attention_mask"])
-        with torch.no_grad():
-            hidden = lower(**batch, output_hidden_states=True).hidden_states[-1 - args.top]
-        return max_mean(learner(inputs_embeds=hidden, attention_mask=batch["attention_mask"]).last_hidden_state,
-                        batch["attention_mask"])
+        return max_mean(model(**batch).last_hidden_state, batch["attention_mask"])
 
     def pooled_states(idx):
         width = int(lengths[idx].max())
@@ -214,9 +208,13 @@ def main(argv: list[str] | None = None) -> int:
         learner.eval(), head.eval()
         correct = np.zeros(len(valid_texts), dtype=bool)
         with torch.no_grad():
-            for idx in batches_of(valid_texts, 64):
-                predicted = head(pooled([valid_texts[i] for i in idx])).argmax(-1).numpy()
-                correct[idx] = predicted == np.array([valid_labels[i] for i in idx])
+            if args.states:  # as the scorer reads U: the frozen encoder's states, then the learner's top
+                tuned = encoder.single(valid_texts, progress=False, tuned=(learner, args.top))[1]
+                correct[:] = head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.array(valid_labels)
+            else:
+                for idx in batches_of(valid_texts, 64):
+                    predicted = head(pooled([valid_texts[i] for i in idx])).argmax(-1).numpy()
+                    correct[idx] = predicted == np.array([valid_labels[i] for i in idx])
         print("  by kind: " + ", ".join(f"{k} {v['accuracy']:.3f}" for k, v in accuracy_by(valid_kinds, correct).items()))
         return float(correct.mean())
 
