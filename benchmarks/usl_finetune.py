@@ -70,52 +70,15 @@ def bundled_items() -> tuple[list[str], list[int], list[str], list[int], list[st
 ITEMS = {"first": first_items, "bundled": bundled_items}
 
 
-def cached_states(encoder, texts: list[str], top: int):
-    """``(states, lengths)``: the float16 hidden states entering the top ``top`` layers of each text
-    (padded to the longest), cached in chunks (:func:`dialeval.usl.training.cached`)."""
-    from dialeval.core.batching import length_batches
-    from dialeval.usl.features import RESPONSE_TOKENS
-    from dialeval.usl.training import cached
-
-    width = RESPONSE_TOKENS + 2  # [CLS] response [SEP]
-
-    def compute(rows):
-        out = np.zeros((len(rows), width, encoder.model.config.hidden_size), dtype=np.float16)
-        for idx in length_batches([len(ids) for ids in encoder.tokenizer(list(rows))["input_ids"]], 32):
-            batch = encoder.tokenizer([rows[i] for i in idx], padding=True, return_tensors="pt")
-            with torch.no_grad():
-                hidden = encoder.model(**batch, output_hidden_states=True).hidden_states[-1 - top]
-            out[idx, :hidden.shape[1]] = hidden.numpy().astype(np.float16)
-        return out
-
-    lengths = np.array([len(ids) for ids in encoder.tokenizer(texts)["input_ids"]])
-    if lengths.max() > width:
-        raise ValueError(f"a cut response has {lengths.max()} tokens, more than {width}")
-    return cached(f"{encoder.name}-states-top{top}", texts, compute, None), lengths
-
-
-def save_epoch(folder: Path, learner, head, args: dict, accuracy: float) -> None:
-    """The LoRA adapter of the top layers (``u_encoder/``), U's head (``u_head.safetensors``) and
-    ``report.json`` (the options and the validation accuracy) into ``folder``."""
-    from safetensors.torch import save_file
-
-    from dialeval.usl.tuned import ADAPTER_DIR
-
-    folder.mkdir(parents=True, exist_ok=True)
-    learner.save_pretrained(str(folder / ADAPTER_DIR))
-    save_file({k: v.contiguous() for k, v in head.state_dict().items()}, str(folder / "u_head.safetensors"))
-    (folder / "report.json").write_text(json.dumps({"args": args, "validation_accuracy": accuracy}, indent=1) + "\n")
-
-
 def make_folder(epoch_dir: Path, out: Path) -> None:
     """``out``: the bundled USL folder's heads and config, U's head replaced by the one in ``epoch_dir``
-    and read through its adapter (``u_encoder/``, config ``u_top``; :mod:`dialeval.usl.tuned`)."""
-    import shutil
-
+    and read through its adapter (``u_encoder/`` with its base record, config ``u_top``; :mod:`dialeval.usl.tuned`)."""
+    from peft import PeftModel
     from safetensors.torch import load_file
 
+    from dialeval.usl.features import FrozenEncoder
     from dialeval.usl.heads import DEFAULT_MODEL, head, load_folder, resolve_folder, save_folder
-    from dialeval.usl.tuned import ADAPTER_DIR
+    from dialeval.usl.tuned import ADAPTER_DIR, save_tuned_top, top_model
 
     report = json.loads((epoch_dir / "report.json").read_text())["args"]
     heads, config = load_folder(resolve_folder(DEFAULT_MODEL))
@@ -125,15 +88,18 @@ def make_folder(epoch_dir: Path, out: Path) -> None:
     heads["u"].load_state_dict(load_file(str(epoch_dir / "u_head.safetensors")))
     config.update(hidden_u=0, u_top=report["top"])
     save_folder(out, heads, config)
-    shutil.copytree(epoch_dir / ADAPTER_DIR, out / ADAPTER_DIR, dirs_exist_ok=True)
+    encoder = FrozenEncoder(config["encoder"])
+    learner = PeftModel.from_pretrained(top_model(encoder.model, report["top"]), str(epoch_dir / ADAPTER_DIR))
+    save_tuned_top(out, learner, encoder, report["top"])
     print(f"{out}: U through {epoch_dir}'s adapter on the top {report['top']} layers")
 
 
 def main(argv: list[str] | None = None) -> int:
     from dialeval.core.batching import length_batches
-    from dialeval.core.progress import Progress
     from dialeval.usl.features import ENCODERS, MINILM, FrozenEncoder, max_mean
+    from dialeval.usl.heads import head as fresh_head
     from dialeval.usl.training import accuracy_by
+    from dialeval.usl.u_tuning import cached_states, pooled_states, run_epochs
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--top", type=int, default=2, help="encoder layers that learn")
@@ -187,25 +153,19 @@ def main(argv: list[str] | None = None) -> int:
         for layer in learner.encoder.layer[-args.top:]:
             for p in layer.parameters():
                 p.requires_grad = True
-    head = torch.nn.Sequential(torch.nn.Dropout(0.2), torch.nn.Linear(encoder.dim, 2))
-    optimiser = torch.optim.AdamW([p for p in learner.parameters() if p.requires_grad] + list(head.parameters()),
-                                  lr=args.lr, weight_decay=0.01)
+    head = fresh_head(encoder.dim, 0)
 
-    def pooled(batch_texts):
-        batch = tokenizer(batch_texts, padding=True, return_tensors="pt")
+    def pooled_texts(rows: list[str]):
+        batch = tokenizer(rows, padding=True, return_tensors="pt")
         return max_mean(model(**batch).last_hidden_state, batch["attention_mask"])
 
-    def pooled_states(idx):
-        width = int(lengths[idx].max())
-        hidden = torch.from_numpy(states[idx, :width].astype(np.float32))
-        mask = torch.from_numpy((np.arange(width)[None, :] < lengths[idx][:, None]).astype(np.int64))
-        return max_mean(learner(inputs_embeds=hidden, attention_mask=mask).last_hidden_state, mask)
+    def pooled(idx):
+        return pooled_states(learner, states, lengths, idx) if args.states else pooled_texts([texts[i] for i in idx])
 
     def batches_of(rows: list[str], size: int) -> list[list[int]]:
         return length_batches([len(ids) for ids in tokenizer(rows)["input_ids"]], size)
 
     def accuracy() -> float:
-        learner.eval(), head.eval()
         correct = np.zeros(len(valid_texts), dtype=bool)
         with torch.no_grad():
             if args.states:  # as the scorer reads U: the frozen encoder's states, then the learner's top
@@ -213,31 +173,21 @@ def main(argv: list[str] | None = None) -> int:
                 correct[:] = head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.array(valid_labels)
             else:
                 for idx in batches_of(valid_texts, 64):
-                    predicted = head(pooled([valid_texts[i] for i in idx])).argmax(-1).numpy()
+                    predicted = head(pooled_texts([valid_texts[i] for i in idx])).argmax(-1).numpy()
                     correct[idx] = predicted == np.array([valid_labels[i] for i in idx])
         print("  by kind: " + ", ".join(f"{k} {v['accuracy']:.3f}" for k, v in accuracy_by(valid_kinds, correct).items()))
+        print(f"  (frozen-feature head on the same items: {FROZEN_HEAD[args.encoder, args.items]})")
         return float(correct.mean())
 
-    batches = batches_of(texts, 32)
     learning = f"LoRA rank {args.lora} on the top {args.top} layers" if args.lora else f"top {args.top} layers learn"
     print(f"{len(texts)} training texts, {len(valid_texts)} validation texts; {args.encoder}, {learning}"
           f"{' over cached states' if args.states else ''}", flush=True)
-    for epoch in range(args.epochs):
-        random.Random(epoch).shuffle(batches)
-        learner.train(), head.train()
-        with Progress(len(batches), f"usl fine-tuning, epoch {epoch + 1}/{args.epochs}", unit="batch") as bar:
-            for batch in batches:
-                features = pooled_states(np.array(batch)) if args.states else pooled([texts[i] for i in batch])
-                loss = torch.nn.functional.cross_entropy(head(features), torch.tensor([labels[i] for i in batch]))
-                optimiser.zero_grad()
-                loss.backward()
-                optimiser.step()
-                bar.update(1)
-        found = accuracy()
-        print(f"epoch {epoch + 1}: validation accuracy {found:.4f} "
-              f"(frozen-feature head on the same items: {FROZEN_HEAD[args.encoder, args.items]})", flush=True)
-        if args.save:
-            save_epoch(Path(args.save) / f"epoch-{epoch + 1}", learner, head, vars(args), found)
+    save = Path(args.save) if args.save else None
+    curve = run_epochs(learner, head, pooled, labels, batches_of(texts, 32), accuracy, epochs=args.epochs,
+                       lr=args.lr, folder=save)
+    for epoch, (found, _) in enumerate(curve if save else []):
+        report = {"args": vars(args), "validation_accuracy": found}
+        (save / f"epoch-{epoch + 1}" / "report.json").write_text(json.dumps(report, indent=1) + "\n")
     return 0
 
 

@@ -49,8 +49,8 @@ PINNED = {
                              "other_reply": (5, 0), "lowercase": -0.1815, "paraphrase": -0.1990}},  # one-epoch adapter
     "combined": {"combined": {"echo_last": (10, 0), "echo_own": (10, 0), "salad": (10, 0), "generic": (9, 0),
                               "other_reply": (9, 0), "lowercase": -0.2977, "paraphrase": -0.5579}},  # design (c), issue 57
-    "usl": {"usl": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (19, 0), "generic": (19, 0),
-                    "other_reply": (17, 0), "lowercase": -0.3407, "paraphrase": -0.3769}},  # mpnet on 20,000, HS
+    "usl": {"usl": {"echo_last": (20, 0), "echo_own": (20, 0), "salad": (20, 0), "generic": (19, 0),
+                    "other_reply": (19, 0), "lowercase": -0.6465, "paraphrase": -0.5536}},  # U's tuned top layer, HS
 }
 
 

@@ -170,6 +170,57 @@ def test_the_top_layers_alone_continue_the_encoder_from_its_hidden_state(tmp_pat
         load_tuned_top(model, tmp_path, 1)
 
 
+def test_u_tuning_resumed_after_an_epoch_ends_where_one_uninterrupted_run_does(tmp_path):
+    """dialeval.usl.u_tuning.run_epochs on a tiny random BERT's top layer with LoRA: two epochs in one run,
+    and one epoch then the same call for two (a fresh learner, as a new process builds it), give the same
+    adapter, head and validation curve (the batch order, optimiser moments and dropout's random state
+    restored); past its deadline a run stops between epochs, naming how to go on."""
+    import numpy as np
+    import torch
+    from peft import get_peft_model
+    from transformers import BertConfig, BertModel
+
+    from dialeval.core.chunk_cache import ChunksPaused
+    from dialeval.usl.heads import head as fresh_head
+    from dialeval.usl.tuned import lora_config, top_model
+    from dialeval.usl.u_tuning import pooled_states, run_epochs
+
+    rng = np.random.default_rng(0)
+    states = rng.normal(size=(24, 6, 16)).astype(np.float16)
+    lengths = rng.integers(2, 7, size=24)
+    labels = [int(v) for v in rng.integers(0, 2, size=24)]
+    batches = [list(range(i, i + 4)) for i in range(0, 24, 4)]
+
+    def run(folder, epochs, deadline=None):
+        torch.manual_seed(0)
+        model = BertModel(BertConfig(vocab_size=50, hidden_size=16, num_hidden_layers=2, num_attention_heads=2,
+                                     intermediate_size=32))
+        learner = get_peft_model(top_model(model, 1), lora_config(4))
+        head = fresh_head(32, 0)
+
+        def validate():
+            with torch.no_grad():
+                return float(head(pooled_states(learner, states, lengths, np.arange(24))).argmax(-1).float().mean())
+
+        curve = run_epochs(learner, head, lambda idx: pooled_states(learner, states, lengths, idx), labels, batches,
+                           validate, epochs=epochs, lr=1e-2, folder=folder, deadline=deadline)
+        curve = [accuracy for accuracy, _ in curve]  # (accuracy, wall minutes) per epoch
+        weights = {k: v.clone() for k, v in learner.named_parameters() if v.requires_grad}
+        return curve, weights, {k: v.clone() for k, v in head.state_dict().items()}
+
+    whole = run(tmp_path / "whole", 2)
+    run(tmp_path / "halves", 1)
+    resumed = run(tmp_path / "halves", 2)
+    assert resumed[0] == whole[0]
+    for found, expected in ((resumed[1], whole[1]), (resumed[2], whole[2])):
+        assert found.keys() == expected.keys()
+        assert all(torch.equal(found[k], expected[k]) for k in expected)
+    once = run(None, 1)[1]  # an epoch moves the adapter: the comparison above can tell epochs apart
+    assert any(not torch.equal(once[k], whole[1][k]) for k in once)
+    with pytest.raises(ChunksPaused, match="time is up after epoch 2 of 3"):
+        run(tmp_path / "halves", 3, deadline=0.0)
+
+
 def test_inputs_are_checked_with_the_item_named():
     from dialeval.usl.scorer import check_inputs
 
@@ -197,17 +248,31 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     from dialeval.usl.features import dual
     from dialeval.usl.heads import load_folder, valid_probability
     from dialeval.usl.scorer import USLScorer
+    from dialeval.usl.tuned import load_tuned_top
 
     monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
     out = script("usl").main(["--tiny", "--encoder", "minilm-l6", "--output", str(tmp_path / "model"), "--threads", "1"])
     report = json.loads((out / "dialeval_training.json").read_text())
     assert report["data"]["u_valid_texts"] > 30 and 0.0 <= report["u"]["accuracy"] <= 1.0
+    # U reads its own LoRA-tuned top layer (the default --u-lora 16 --u-top 1; two epochs for --tiny), kept
+    # at the first epoch of best validation accuracy; the frozen head's numbers stay beside it
+    tuning = report["u"]["tuned"]
+    assert len(tuning["curve"]) == 2 and tuning["epoch"] == tuning["curve"].index(max(tuning["curve"])) + 1
+    assert 0.0 <= report["u"]["frozen_head"]["accuracy"] <= 1.0
+    assert json.loads((out / "config.json").read_text())["u_top"] == 1
     low, high = report["l"]["quartiles"]
     assert 0 < low < high
-    chunks = sorted((tmp_path / "cache" / "usl").iterdir())
-    assert len(chunks) == 3  # the distinct texts (U's and S's responses), S's contexts, the NLLs
+    chunks = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "cache" / "usl").iterdir())
+    # the distinct texts (U's and S's responses), S's contexts, the NLLs, the states under U's top layer,
+    # U's tuning by epoch
+    assert chunks[:3] == ["minilm-l6-contexts", "minilm-l6-states-top1", "minilm-l6-texts"]
+    assert chunks[3].startswith("nll-dialeval_smollm2-dailydialog@") and chunks[4] == "u-tuning"
     assert report["data"]["encoded_texts"] < report["data"]["u_train_texts"] + report["data"]["u_valid_texts"] \
         + report["data"]["s_train_pairs"] + report["data"]["s_valid_pairs"]  # each distinct text once
+
+    import torch
+
+    from dialeval.usl.features import max_mean
 
     scorer = USLScorer(out)
     contexts = [["Do you like reading books?"], ["What time does the train leave?"], ["Can I help you?"]]
@@ -218,11 +283,18 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
         assert result[f"{name}_scores"][1:] == [0.0, 0.0]
     u, s, l = (result[f"usl_{p}_scores"][0] for p in "usl")
     assert result["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "HS"), abs=ROUNDING)
-    # U is the head's probability over the encoder's features of the response alone
+    # U is the head's probability over the tuned top layer's states of the frozen encoder's second-last
+    # hidden state (the adapter merged in, as the folder stores it)
     heads, _ = load_folder(out)
+    tuned = load_tuned_top(scorer.encoder.model, out, 1)
+    batch = scorer.encoder.tokenizer(responses[:1], return_tensors="pt")
+    with torch.no_grad():
+        below = scorer.encoder.model(**batch, output_hidden_states=True).hidden_states[-2]
+        states = tuned(inputs_embeds=below, attention_mask=batch["attention_mask"]).last_hidden_state
+    assert u == pytest.approx(valid_probability(heads["u"], max_mean(states, batch["attention_mask"]).numpy())[0],
+                              abs=SUM)
+    # S is the head's probability over [c; r; c*r; |c-r|] of the context's and the response's frozen features
     single = scorer.encoder.single(responses[:1])
-    assert u == pytest.approx(valid_probability(heads["u"], single)[0], abs=ROUNDING)
-    # S is the head's probability over [c; r; c*r; |c-r|] of the context's and the response's features
     assert s == pytest.approx(valid_probability(heads["s"], dual(scorer.encoder.contexts(contexts[:1]), single))[0],
                               abs=ROUNDING)
     # the NLL is clipped to the stored quartiles
@@ -231,35 +303,23 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     assert "hierarchy:HS" in result["signature"] and "enc:minilm-l6" in result["signature"]
     assert scorer.score(contexts[:1], responses[:1], "H")["usl_scores"][0] == pytest.approx(usl_h(u, s, l, "H"), abs=ROUNDING)
 
-    # U through its own LoRA-tuned top layers (dialeval.usl.tuned, config u_top): an adapter that changes
-    # nothing (lora_B starts at zero) gives the same U; a trained one moves U alone, which is then the
-    # head over the tuned top's states of the frozen encoder's third-last hidden state, in the same forward
-    import torch
+    # the adapter records the tuned layers' tensor hash: read over other layers (u_top 2) it is refused
     from peft import get_peft_model
 
-    from dialeval.usl.features import max_mean
-    from dialeval.usl.tuned import ADAPTER_DIR, lora_config, top_model
+    from dialeval.models.hub import BaseMismatchError
+    from dialeval.usl.tuned import lora_config, save_tuned_top, top_model
 
-    tuned = get_peft_model(top_model(scorer.encoder.model, 2), lora_config(4)).eval()
-    tuned.save_pretrained(str(out / ADAPTER_DIR))
     config = json.loads((out / "config.json").read_text())
     (out / "config.json").write_text(json.dumps({**config, "u_top": 2}))
+    with pytest.raises(BaseMismatchError):
+        USLScorer(out)
+    # an adapter that changes nothing (lora_B starts at zero) on the top two layers: U is the same head over
+    # the frozen features of the response alone, S and L unchanged
+    save_tuned_top(out, get_peft_model(top_model(scorer.encoder.model, 2), lora_config(4)), scorer.encoder, 2)
     same = USLScorer(out).score(contexts[:1], responses[:1])
-    assert [same[f"usl_{p}_scores"][0] for p in "usl"] == pytest.approx([u, s, l], abs=ROUNDING)
-    torch.manual_seed(0)
-    with torch.no_grad():
-        for name, weight in tuned.named_parameters():
-            if "lora_B" in name:
-                weight.normal_(0, 0.5)
-    tuned.save_pretrained(str(out / ADAPTER_DIR))
-    moved = USLScorer(out).score(contexts[:1], responses[:1])
-    batch = scorer.encoder.tokenizer(responses[:1], return_tensors="pt")
-    with torch.no_grad():
-        below = scorer.encoder.model(**batch, output_hidden_states=True).hidden_states[-3]
-        states = tuned(inputs_embeds=below, attention_mask=batch["attention_mask"]).last_hidden_state
-    by_hand = valid_probability(heads["u"], max_mean(states, batch["attention_mask"]).numpy())[0]
-    assert moved["usl_u_scores"][0] == pytest.approx(by_hand, abs=SUM) and abs(by_hand - u) > 1e-3
-    assert [moved[f"usl_{p}_scores"][0] for p in "sl"] == pytest.approx([s, l], abs=ROUNDING)
+    assert same["usl_u_scores"][0] == pytest.approx(valid_probability(heads["u"], single)[0], abs=SUM)
+    assert abs(same["usl_u_scores"][0] - u) > 1e-4  # the trained adapter moved U
+    assert [same[f"usl_{p}_scores"][0] for p in "sl"] == pytest.approx([s, l], abs=ROUNDING)
 
 
 def test_the_benchmark_table_prints_yeh_et_al_beside_usl_h():

@@ -2,17 +2,18 @@
 
 U (valid utterance prediction) and S (next utterance prediction) are classifier heads over a frozen
 encoder's cached features (all-mpnet-base-v2 by default, BERT-base size as the paper's; ``--encoder minilm-l6``
-the smaller all-MiniLM-L6-v2;
-S reads ``[c; r; c*r; |c-r|]`` of the context's and the response's, ``--s-input pair`` the pair read together);
+the smaller all-MiniLM-L6-v2); U reads, besides, its own top layer tuned with a LoRA adapter (``--u-lora``,
+over the cached hidden states entering it, saved epoch by epoch). S reads ``[c; r; c*r; |c-r|]`` of the
+context's and the response's features (``--s-input pair``: the pair read together).
 L's normalisation is the quartiles of the LM's NLL of DailyDialog validation responses. Choices (each
-head's hidden size, its stopping epoch) read validation accuracy on DailyDialog's validation split,
-never a human rating. Features and NLLs are cached in chunks (``$DIALEVAL_CACHE/usl``): an interrupted
-run, or one stopped by ``--minutes``, goes on where it stopped with the same command. The recipe is
+head's hidden size, its stopping epoch, U's tuning epoch) read validation accuracy on DailyDialog's validation split,
+never a human rating. Features, states and NLLs are cached in chunks and U's tuning by epoch (``$DIALEVAL_CACHE/usl``): an
+interrupted run, or one stopped by ``--minutes``, goes on where it stopped with the same command. The recipe is
 :mod:`dialeval.usl.training`; this script parses the options and calls it.
 
 Examples::
 
-    python training/usl.py --threads 2                   # -> hub/usl-dailydialog (+ card); 56 min on 2 threads
+    python training/usl.py --threads 2 --minutes 55      # -> hub/usl-dailydialog (+ card); run again until saved
     python training/usl.py --card                        # rewrite the bundled folder's README.md
     python training/usl.py --tiny --output OUT           # tests: 40 training dialogues
 """
@@ -50,6 +51,14 @@ def main(argv: list[str] | None = None) -> Path:
     # the heads' Adam and the run's budget (the shared loop's other options do not apply: features are cached
     # in chunks, so the same command resumes, and the heads train in seconds)
     parser.add_argument("--lr", type=float, default=1e-3)
+    # U's own top layers (dialeval/usl/u_tuning.py): LoRA rank 16 on all-mpnet-base-v2's top layer read U
+    # 0.806 -> 0.874 against the frozen head, plateauing from epoch 6 of 8 (benchmarks/results/usl-finetune.md)
+    parser.add_argument("--u-lora", type=int, default=16, help="LoRA rank on U's own top layers (0: U's head "
+                                                               "reads the frozen features, as S)")
+    parser.add_argument("--u-top", type=int, default=1, help="the encoder's top layers U tunes")
+    parser.add_argument("--u-lr", type=float, default=5e-4)
+    parser.add_argument("--u-epochs", type=int, default=8, help="epochs of U's tuning; the first of best "
+                                                                "validation accuracy is kept")
     parser.add_argument("--minutes", type=float, default=None, help="stop between cached chunks after this wall time")
     parser.add_argument("--threads", type=int, default=None)
     parser.add_argument("--seed", type=int, default=0)
@@ -60,7 +69,7 @@ def main(argv: list[str] | None = None) -> Path:
         print(write_model_card(BUNDLED))
         return BUNDLED
     if args.tiny:
-        args.u_responses, args.s_pairs, args.valid, args.nll_responses = 60, 60, 30, 30
+        args.u_responses, args.s_pairs, args.valid, args.nll_responses, args.u_epochs = 60, 60, 30, 30, 2
     output = prepare_run(args, args.output)
     try:
         report = train(args, output)

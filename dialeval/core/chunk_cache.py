@@ -4,12 +4,14 @@
 as ``<folder>/<n>.npy`` when done (written to ``.partial.npy`` first, then renamed, so a crash never
 leaves a half chunk), skipping the chunks already there; when ``deadline`` (a ``time.time()``) has
 passed before a missing chunk it raises :class:`ChunksPaused`, the chunks done kept, so that running
-the same command again goes on. The training of SSREM (``encode_cached``) and of USL-H (``cached``)
-use it; each keys the folder by what it computes.
+the same command again goes on. The training of SSREM (``encode_cached``) and of USL-H use it; each
+keys the folder by what it computes (:func:`cached_array`: by a name and the rows).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import time
 from pathlib import Path
 from typing import Callable, Sequence
@@ -43,3 +45,12 @@ def cached_chunks(folder: Path, rows: Sequence, compute: Callable[[Sequence], np
             done += 1
             bar.update(1)
     return parts
+
+
+def cached_array(root: Path, name: str, rows: Sequence, compute: Callable[[Sequence], np.ndarray], chunk: int,
+                 deadline: float | None = None, what: str | None = None) -> np.ndarray:
+    """``compute(rows)`` by :func:`cached_chunks` under ``root/<name>-<key>/`` (``key``: the first 16 hex digits
+    of the sha256 of ``[name, rows]`` in JSON), the chunks concatenated."""
+    key = hashlib.sha256(json.dumps([name, list(rows)]).encode()).hexdigest()[:16]
+    parts = cached_chunks(root / f"{name}-{key}", rows, compute, chunk, deadline, what or name)
+    return np.concatenate([np.load(p) for p in parts])

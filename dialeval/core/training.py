@@ -79,13 +79,13 @@ def is_peft(model: Any) -> bool:
     return isinstance(model, PeftModel)
 
 
-def save_adapter(output: Path, model: Any, base_model: str) -> None:
+def save_adapter(output: Path, model: Any, base_model: str, dtype: Any = torch.float16) -> None:
     """A standard peft adapter: ``adapter_config.json`` (``base_model_name_or_path`` set to the
-    Hub id ``base_model``) and ``adapter_model.safetensors`` with float16 tensors."""
+    Hub id ``base_model``) and ``adapter_model.safetensors`` with tensors in ``dtype`` (float16)."""
     from peft import get_peft_model_state_dict
     from safetensors.torch import save_file
 
-    weights = {k: v.detach().to("cpu", torch.float16).contiguous()
+    weights = {k: v.detach().to("cpu", dtype).contiguous()
                for k, v in get_peft_model_state_dict(model).items()}
     save_file(weights, str(Path(output) / "adapter_model.safetensors"), metadata={"format": "pt"})
     config = copy.deepcopy(model.peft_config["default"])

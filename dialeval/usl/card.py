@@ -19,6 +19,7 @@ RESULTS = CHECKOUT_ROOT / "benchmarks" / "results"
 REPORT_FILE = "dialeval_training.json"  # dialeval.core.training.STATE_FILE (which imports torch)
 COST_FILE = "usl-cost-1thread.json"
 FROM_EMPTY_CACHE_MINUTES = 56.0  # the bundled recipe's run that encoded every feature, two threads (usl-choices.md)
+STATES_MINUTES = 19.6  # the states under U's top layer from an empty cache, two threads (usl-finetune.md)
 ENCODER_NAMES = {"minilm-l6": "all-MiniLM-L6-v2 (6 layers, 384 dims)", "mpnet-base": "all-mpnet-base-v2 (BERT-base size)"}
 
 
@@ -68,6 +69,35 @@ def cost_text() -> str:
             f"(`benchmarks/results/{COST_FILE}`, `python benchmarks/grid_cost.py --jobs usl --n 10 --threads 1`).")
 
 
+def time_text(report: dict) -> str:
+    """How long the recipe takes from an empty cache, and how a stopped run goes on."""
+    text = ("the features, NLLs and states are cached in chunks and U's tuning by epoch, so a run stopped by "
+            "`--minutes` goes on with the same command and a rerun reads them: from an empty cache the features "
+            f"and heads took {FROM_EMPTY_CACHE_MINUTES} minutes on two threads (`benchmarks/results/usl-choices.md`)")
+    if "tuned" in report["u"]:
+        minutes = sum(report["u"]["tuned"]["epoch_minutes"])
+        text += (f", the states under U's top layer {STATES_MINUTES} (`benchmarks/results/usl-finetune.md`) and U's "
+                 f"{report['u']['tuned']['epochs']} tuning epochs {minutes:.1f}")
+    return text
+
+
+def u_text(report: dict) -> str:
+    """U's encoder: its own LoRA-tuned top layer (a report with ``u.tuned``) or the frozen features."""
+    if "tuned" not in report["u"]:
+        return ("- **U's encoder**: the frozen features, as S's. A LoRA on the top layer reads U better "
+                "(`benchmarks/results/usl-finetune.md`) and is not in this folder.")
+    tuned, frozen = report["u"]["tuned"], report["u"]["frozen_head"]
+    return (f"- **U's encoder**: as the paper fine-tunes BERT for U, U reads its own copy of the encoder's top "
+            f"{tuned['top']} layer{'s' * (tuned['top'] != 1)} with a LoRA adapter (rank {tuned['rank']}, `u_encoder/`) "
+            f"over the frozen lower layers' states, from the same forward as S's features (one layer more per "
+            f"response, not a second encoder); adapter and linear head learnt together over cached states (lr "
+            f"{tuned['lr']}, {tuned['epochs']} epochs, the first of best validation accuracy kept: epoch "
+            f"{tuned['epoch']}, curve {', '.join(f'{a:.3f}' for a in tuned['curve'])}). Validation accuracy "
+            f"{tuned['accuracy']:.3f} against {frozen['accuracy']:.3f} for the best head on the frozen features "
+            f"(hidden {frozen['hidden']}); USL-H on the six sets moved little either way "
+            "(`benchmarks/results/usl-finetune.md`).")
+
+
 def s_input_text(config: dict) -> str:
     """The departure of S's input (``config["s_input"]``, the pair when absent)."""
     if config.get("s_input", "pair") == "pair":
@@ -96,23 +126,20 @@ combined hierarchically as the authors' released scorer does: `USL-H = 0.33*U + 
 below). The default follows the authors' code so that our numbers and the published ones are one formula (both
 columns were seen when the default changed: CHANGELOG).
 
-Files: `heads.safetensors` (the U and S classifier heads), `config.json` (encoder, S's input, head sizes, L's
-LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
+Files: `heads.safetensors` (the U and S classifier heads), `u_encoder/` (U's LoRA adapter on the encoder's top
+layer, peft's layout, where `config.json` names `u_top`), `config.json` (encoder, S's input, head sizes, U's
+tuned layers, L's LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
 
 ## Departures from the paper (named, none reads a human rating)
 
-- **Encoder**: the paper fine-tunes BERT-base under U and S; here {encoder} stays frozen and only the
-  heads learn, over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
+- **Encoder**: the paper fine-tunes BERT-base under U and S; here {encoder} stays frozen under S, and the
+  heads learn over `[max; mean]` of its last hidden states (the paper max-pools), so training is CPU minutes
   over cached features. Each head's hidden size (0, the paper's linear layer, or 256) and stopping epoch were
   chosen by accuracy on DailyDialog's validation split, and so were the encoder (all-mpnet-base-v2 on 4,000
   training responses against all-MiniLM-L6-v2 on 20,000: U 0.763 vs 0.738, S 0.825 vs 0.810) and the training
   size on it (20,000 responses / pairs against 4,000: U 0.806 vs 0.763, S 0.843 vs 0.825;
-  `benchmarks/results/usl-choices.md`). Fine-tuning all-MiniLM-L6-v2's top two layers for U, as the
-  paper fine-tunes, was measured (U 0.709 -> 0.731-0.760 in two epochs over 8,000 texts, by batch order, on the first bundled model's
-  items; 0.738 -> 0.774 in one epoch over this model's 39,881, repeated and dropped words no better), and so
-  was a LoRA on all-mpnet-base-v2's top layer: U 0.806 -> 0.871 in four epochs (0.874 at its plateau), yet USL-H on
-  the six sets no better (mean 0.314 -> 0.313, 3 of 6 at or above Yeh et al. either way;
-  `benchmarks/results/usl-finetune.md`). Not bundled yet.
+  `benchmarks/results/usl-choices.md`).
+{u_text(report)}
 {s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
   NLL of the response alone under `{config['lm']}` (SmolLM2-135M-Instruct LoRA-tuned on DailyDialog, the
@@ -137,9 +164,8 @@ How each choice was made (validation accuracy only, the same validation items): 
 
 ## Training
 
-`{BUILD_COMMAND}` ({report['wall_minutes']} minutes on {args['threads']} shared CPU thread(s), no GPU, for this folder's run; the
-features and NLLs are cached in chunks, so an interrupted run goes on with the same command and a rerun reads
-them: from an empty cache the same recipe took {FROM_EMPTY_CACHE_MINUTES} minutes on two threads, `benchmarks/results/usl-choices.md`).
+`{BUILD_COMMAND}` ({report['wall_minutes']} minutes on {args['threads']} shared CPU thread(s), no GPU, for this folder's last
+run; {time_text(report)}).
 
 | part | validation accuracy (DailyDialog validation split) | head |
 |---|---|---|
@@ -164,12 +190,13 @@ Yeh et al.'s numbers, for the authors' BERT-base weights, are the comparable one
 ## Limitations
 
 English, DailyDialog-style chit-chat; the encoder, of the paper's BERT-base size, is frozen where the paper
-fine-tunes it; L is a causal LM's likelihood, not a masked LM's. On the behavioural suite (`benchmarks/results/usl-behaviour-50.md`,
-`dialeval behaviour --metric usl --n 50`) every declared kind passes: echoes of the last and own turn (1.00,
-1.00), word salads (0.96), generic replies (0.96) and another dialogue's reply (0.96) score below the real
-reply, and the lowercase and paraphrase controls move the score by -0.34 and -0.35 standard deviations.
-Under the paper's `hierarchy="H"` the same 50 contexts read generic 0.84 (FAIL), another dialogue's reply
-0.88 (FAIL) and the controls -0.96 and -0.88 (`usl-behaviour-50-hierarchy-h.md`: U, which gates S and L there,
+fine-tunes it, but for U's adapter on its top layer; L is a causal LM's likelihood, not a masked LM's. On the
+behavioural suite (`benchmarks/results/usl-behaviour-50.md`, `dialeval behaviour --metric usl --n 50`) every
+declared kind passes: echoes of the last and own turn (1.00, 1.00), word salads (0.98), generic replies (0.96)
+and another dialogue's reply (0.96) score below the real reply, and the lowercase and paraphrase controls move
+the score by -0.48 and -0.46 standard deviations. Under the paper's `hierarchy="H"` the same 50 contexts pass
+every kind too (generic 0.92, another dialogue's reply 0.92) but the controls move by -1.33 and -1.26
+(`usl-behaviour-50-hierarchy-h.md`: U, which gates S and L there,
 reads the controls' stripped punctuation and rewording as corruptions). Scores are comparable only under one
 signature.
 """

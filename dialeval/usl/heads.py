@@ -20,7 +20,7 @@ WEIGHTS_FILE = "heads.safetensors"
 DROPOUT = 0.2  # the authors' default
 PARTS = ("u", "s")
 DEFAULT_MODEL = "dialeval/usl-dailydialog"
-BUILD = "python training/usl.py --threads 2"  # the bundled default folder
+BUILD = "python training/usl.py --threads 2 --minutes 55"  # the bundled default folder (run again until saved)
 
 
 def head(dim: int, hidden: int):

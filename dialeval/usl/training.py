@@ -2,7 +2,10 @@
 
 * **U** (valid utterance prediction): responses of the training split (every turn after the first, at
   least one word, distinct), each as its positive and, from 3 tokens on, its negative
-  (:mod:`dialeval.usl.perturb`); a head on the frozen single-text features learns to tell them apart.
+  (:mod:`dialeval.usl.perturb`); a head on the frozen single-text features learns to tell them apart,
+  and, with ``--u-lora`` (the default), a LoRA adapter on the encoder's top ``--u-top`` layers with a
+  linear head learns it over the cached states entering them (:mod:`dialeval.usl.u_tuning`): that U is
+  the folder's, the frozen head's accuracy kept beside it in the report.
 * **S** (next utterance prediction): (context, response) pairs of the training split (the context:
   up to the :data:`CONTEXT_TURNS` turns before the response), each with its true response (label 1)
   and a random response (label 0) drawn uniformly from the responses of the sampled pairs (the
@@ -24,18 +27,18 @@ where it stopped; so is the LM's NLL.
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import random
+import shutil
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 import torch
 
-from dialeval.core.chunk_cache import ChunksPaused, cached_chunks
+from dialeval.core.chunk_cache import ChunksPaused, cached_array
 from dialeval.core.progress import Progress
 from dialeval.core.resources import cache_dir
 from dialeval.core.training import STATE_FILE
@@ -45,6 +48,7 @@ from dialeval.usl.features import FrozenEncoder, dual
 from dialeval.usl.formula import quartiles
 from dialeval.usl.heads import head, save_folder, stored
 from dialeval.usl.likelihood import ResponseNLL
+from dialeval.usl.tuned import ADAPTER_DIR, save_tuned_top
 
 CONTEXT_TURNS = 3
 CHUNK = 256  # texts (or pairs) per cached chunk
@@ -101,11 +105,9 @@ def distinct_rows(rows: Sequence) -> tuple[list, np.ndarray]:
 
 def cached(name: str, rows: Sequence, compute: Callable[[Sequence], np.ndarray], deadline: float | None) -> np.ndarray:
     """``compute(rows)`` in chunks of :data:`CHUNK`, each saved under ``$DIALEVAL_CACHE/usl/<name>-<hash>/``
-    when done and reused by the next run (:func:`dialeval.core.chunk_cache.cached_chunks`); :class:`TimeUp`
+    when done and reused by the next run (:func:`dialeval.core.chunk_cache.cached_array`); :class:`TimeUp`
     when ``deadline`` passes before a missing chunk."""
-    key = hashlib.sha256(json.dumps([name, list(rows)]).encode()).hexdigest()[:16]
-    parts = cached_chunks(cache_dir() / "usl" / f"{name}-{key}", rows, compute, CHUNK, deadline, f"usl {name}")
-    return np.concatenate([np.load(p) for p in parts])
+    return cached_array(cache_dir() / "usl", name, rows, compute, CHUNK, deadline, f"usl {name}")
 
 
 def fit_head(x: np.ndarray, y: np.ndarray, xv: np.ndarray, yv: np.ndarray, hidden: int, lr: float, seed: int
@@ -201,10 +203,10 @@ def draw(args: argparse.Namespace) -> Drawn:
     return Drawn(ut, uy, uvt, uvy, uv_kinds, sc, sr, sy, svc, svr, svy, nll_texts, len(pool))
 
 
-def encode(args: argparse.Namespace, d: Drawn, deadline: float | None) -> tuple[dict[str, np.ndarray], dict[str, int]]:
+def encode(args: argparse.Namespace, encoder: FrozenEncoder, d: Drawn, deadline: float | None
+           ) -> tuple[dict[str, np.ndarray], dict[str, int]]:
     """``({"u", "uv", "s", "sv"}: features, counts of the texts and contexts encoded)``, each distinct text
     and context encoded once and cached (:func:`cached`)."""
-    encoder = FrozenEncoder(args.encoder, args.device)
     texts, text_at = distinct_rows(d.ut + d.uvt + (d.sr + d.svr if args.s_input == "dual" else []))
     x_text = cached(f"{args.encoder}-texts", texts, lambda rows: encoder.single(list(rows), progress=False), deadline)
     n_u, n_uv = len(d.ut), len(d.uvt)
@@ -224,15 +226,35 @@ def encode(args: argparse.Namespace, d: Drawn, deadline: float | None) -> tuple[
     return x, counts
 
 
+def tune_u(args: argparse.Namespace, encoder: FrozenEncoder, d: Drawn, deadline: float | None
+           ) -> tuple[Any, torch.nn.Module, np.ndarray, dict]:
+    """U's own LoRA-tuned top layers and head (:func:`dialeval.usl.u_tuning.tune_u`, ``--u-lora`` rank on the
+    top ``--u-top`` layers), the head as the folder keeps it: ``(tuned top, head, correct per validation
+    text, report)``."""
+    from dialeval.usl import u_tuning
+
+    learner, u_head, report = u_tuning.tune_u(encoder, d.ut, d.uy, d.uvt, d.uvy, top=args.u_top, rank=args.u_lora,
+                                              lr=args.u_lr, epochs=args.u_epochs, seed=args.seed, deadline=deadline)
+    u_head = stored(u_head)
+    with torch.no_grad():
+        tuned = encoder.single(d.uvt, progress=False, tuned=(learner, args.u_top))[1]
+        correct = u_head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.asarray(d.uvy)
+    print(f"U tuned: epoch {report['epoch']} of {args.u_epochs}, validation accuracy {report['accuracy']:.4f} "
+          f"(curve {report['curve']})", flush=True)
+    return learner, u_head, correct, report
+
+
 def train(args: argparse.Namespace, output: Path) -> dict:
     """The whole run (see the module docstring); writes the folder and returns its report."""
     started = time.time()
     deadline = started + 60 * args.minutes if args.minutes else None
     d = draw(args)
-    x, counts = encode(args, d, deadline)
+    encoder = FrozenEncoder(args.encoder, args.device)
+    x, counts = encode(args, encoder, d, deadline)
     lm = ResponseNLL(args.lm, args.device)
     nll = cached("nll-" + lm.model_name.replace("/", "_"), d.nll_texts,
                  lambda rows: np.asarray(lm.nll(list(rows))), deadline)
+    tuned = tune_u(args, encoder, d, deadline) if args.u_lora else None
 
     u_head, u_report = choose_head("U", x["u"], np.asarray(d.uy), x["uv"], np.asarray(d.uvy), args.lr, args.seed)
     s_head, s_report = choose_head("S", x["s"], np.asarray(d.sy), x["sv"], np.asarray(d.svy), args.lr, args.seed)
@@ -247,7 +269,17 @@ def train(args: argparse.Namespace, output: Path) -> dict:
     config = {"encoder": args.encoder, "dim": int(x["u"].shape[1]), "s_input": args.s_input,
               "hidden_u": u_report["hidden"], "hidden_s": s_report["hidden"], "lm": args.lm, "lm_id": lm.model_name,
               "nll_quartiles": [low, high]}
+    if tuned is not None:  # U reads its tuned top: the frozen head's numbers stay in the report beside it
+        learner, u_head, u_correct, tuning = tuned
+        u_report = {"frozen_head": u_report, "tuned": tuning, "accuracy": tuning["accuracy"], "hidden": 0,
+                    "stored_accuracy": round(float(u_correct.mean()), 4),
+                    "by_kind": accuracy_by(d.uv_kinds, u_correct)}
+        config.update(hidden_u=0, u_top=args.u_top)
     save_folder(output, {"u": u_head, "s": s_head}, config)
+    adapter = output / ADAPTER_DIR
+    shutil.rmtree(adapter, ignore_errors=True)  # a former run's adapter never outlives its config
+    if tuned is not None:
+        save_tuned_top(output, tuned[0], encoder, args.u_top)
     report = {
         "args": {k: str(v) for k, v in vars(args).items()},
         "data": {"u_train_texts": len(d.ut), "u_valid_texts": len(d.uvt), "s_train_pairs": len(d.sc),

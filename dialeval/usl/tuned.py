@@ -6,7 +6,8 @@ their attention and feed-forward maps, over the hidden states the frozen lower l
 forward of the frozen encoder serves both: S pools its last states, U pools the tuned top's states
 of the same lower-layer output (:meth:`dialeval.usl.features.FrozenEncoder.single`), so a tuned U costs
 ``u_top`` layers more, not a second encoder. A folder that tunes U holds the adapter in
-``u_encoder/`` (peft's layout) and names ``u_top`` in its ``config.json``.
+``u_encoder/`` (peft's layout, with the base record of :mod:`dialeval.models.hub`: the tuned layers'
+tensor hash, checked when it loads) and names ``u_top`` in its ``config.json``.
 """
 
 from __future__ import annotations
@@ -52,12 +53,41 @@ def lora_config(rank: int) -> Any:
     return LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.1, target_modules=LORA_TARGETS)
 
 
+def base_record(encoder: Any, top: int) -> Any:
+    """The :class:`dialeval.models.hub.BaseRecord` of an adapter on the top ``top`` layers of ``encoder``
+    (a :class:`dialeval.usl.features.FrozenEncoder`): its Hub id, the PyPI parts it is built from and the
+    tensor hash of those layers (:func:`top_model`), which :func:`load_tuned_top` checks."""
+    from dialeval.core.nli import LOCAL_ENCODER, MPNET_ENCODER, PYPI_ENCODERS
+    from dialeval.models import hub
+    from dialeval.usl.features import MINILM, MPNET
+
+    local = {MINILM: LOCAL_ENCODER, MPNET: MPNET_ENCODER}[encoder.name]
+    hub_id, distributions = PYPI_ENCODERS[local]
+    return hub.BaseRecord(hub_id, local, hub.package_versions(*distributions),
+                          hub.base_hash(top_model(encoder.float32_model(), top), None))
+
+
+def save_tuned_top(folder: str | os.PathLike, learner: Any, encoder: Any, top: int) -> Path:
+    """``folder/u_encoder``: the peft adapter of ``learner`` (U's top layers with LoRA) in float32, over the
+    encoder's Hub id, and its base record (:func:`base_record`)."""
+    from dialeval.core.training import save_adapter
+    from dialeval.models import hub
+
+    adapter = Path(folder) / ADAPTER_DIR
+    adapter.mkdir(parents=True, exist_ok=True)
+    record = base_record(encoder, top)
+    save_adapter(adapter, learner, record.base_model, dtype=torch.float32)
+    hub.write_base(adapter, record)
+    return adapter
+
+
 def load_tuned_top(model: Any, folder: str | os.PathLike, top: int) -> Any:
     """The top ``top`` layers of the frozen encoder ``model`` with the adapter saved in
-    ``folder/u_encoder`` merged in, in eval mode (``FileNotFoundError`` naming the folder)."""
-    from peft import PeftModel
+    ``folder/u_encoder`` merged in, in eval mode, after checking that those layers are the ones it was
+    trained over (:func:`dialeval.models.hub.apply_adapter`; ``FileNotFoundError`` naming the folder)."""
+    from dialeval.models.hub import apply_adapter
 
     adapter = Path(folder) / ADAPTER_DIR
     if not (adapter / "adapter_config.json").is_file():
         raise FileNotFoundError(f"{folder}: config.json names u_top={top} but there is no {ADAPTER_DIR}/ adapter")
-    return PeftModel.from_pretrained(top_model(model, top), str(adapter)).merge_and_unload().eval()
+    return apply_adapter(top_model(model, top), adapter).eval()

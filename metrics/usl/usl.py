@@ -60,7 +60,7 @@ Examples:
     >>> results = usl.compute(contexts=[["Can I help you?"], ["Do you like reading books?"]],
     ...                       responses=["", "Yes, mostly novels. I read one every week."])
     >>> [round(s, 3) for s in results["usl_scores"]], results["flags"]
-    ([0.0, 0.758], [['empty'], []])
+    ([0.0, 0.787], [['empty'], []])
 """
 
 
