@@ -12,7 +12,7 @@ stopped by its deadline, goes on from its last epoch with the same command and t
 kept epoch is the first of best validation accuracy (:func:`tune_u`); no human rating is read.
 
 On all-mpnet-base-v2's top layer (rank 16, lr 5e-4; ``benchmarks/results/usl-finetune.md``): 19.6 min
-of states on two threads, then 4.3 min an epoch; validation accuracy 0.806 (the frozen head) -> 0.874.
+of states on two threads, then 4.3-4.9 min an epoch; validation accuracy 0.806 (the frozen head) -> 0.874.
 """
 
 from __future__ import annotations

@@ -36,7 +36,8 @@ scaled). They combine hierarchically as the authors' released scorer does (and s
 USL-H number after the paper): USL-H = 0.33*U + 0.33*S + 0.34*S*L; the paper's formula, where a
 response must first be understandable, then sensible, 0.33*U + 0.33*U*S + 0.34*U*S*L, is
 hierarchy="H". The bundled model
-(dialeval/usl-dailydialog) was trained on DailyDialog only, offline, on a frozen all-mpnet-base-v2 (BERT-base size).
+(dialeval/usl-dailydialog) was trained on DailyDialog only, offline, on all-mpnet-base-v2 (BERT-base size), frozen
+but for U's LoRA adapter on its top layer.
 """
 
 _KWARGS_DESCRIPTION = """
