@@ -10,7 +10,8 @@ its report), whose frozen head reached 0.7381. Here the encoder's top
 ``--lr``, length batches of at most 32 texts, :func:`dialeval.core.batching.length_batches`, in shuffled
 order), the rest stays frozen; validation accuracy, overall and per perturbation kind, after each of
 ``--epochs`` epochs (a fixed amount of training: the result does not depend on how busy the machine is;
-one thread, about 3 CPU-minutes an epoch on ``first``, 11 on ``bundled``). A trial, not resumable.
+one thread, about 3 CPU-minutes an epoch on ``first``, 11 on ``bundled``). A trial, not resumable (the
+bundled recipe, ``training/usl.py``, resumes by epoch).
 
     OMP_NUM_THREADS=1 python benchmarks/usl_finetune.py --top 2 --epochs 2
     OMP_NUM_THREADS=1 python benchmarks/usl_finetune.py --items bundled --top 2 --epochs 1
@@ -127,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--lora needs --states")
     if args.save and not args.lora:
         parser.error("--save needs --lora")
+    if args.save and Path(args.save).exists() and any(Path(args.save).iterdir()):
+        parser.error(f"--save {args.save} is not empty: a trial writes its epochs into a folder of its own")
     torch.set_num_threads(args.threads)
     torch.manual_seed(0)
     texts, labels, valid_texts, valid_labels, valid_kinds = ITEMS[args.items]()

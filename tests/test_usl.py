@@ -221,6 +221,14 @@ def test_u_tuning_resumed_after_an_epoch_ends_where_one_uninterrupted_run_does(t
         run(tmp_path / "halves", 3, deadline=0.0)
 
 
+def test_u_tuning_is_refused_off_the_cpu(capsys):
+    from training_scripts import script
+
+    with pytest.raises(SystemExit):
+        script("usl").main(["--tiny", "--device", "cuda"])
+    assert "runs on the CPU only" in capsys.readouterr().err
+
+
 def test_inputs_are_checked_with_the_item_named():
     from dialeval.usl.scorer import check_inputs
 
@@ -260,6 +268,16 @@ def test_tiny_training_run_scores_and_floors_degenerate_replies(tmp_path, monkey
     assert len(tuning["curve"]) == 2 and tuning["epoch"] == tuning["curve"].index(max(tuning["curve"])) + 1
     assert 0.0 <= report["u"]["frozen_head"]["accuracy"] <= 1.0
     assert json.loads((out / "config.json").read_text())["u_top"] == 1
+    # the folder's adapter is the kept epoch's, not the last one's (both are saved under the cache)
+    from safetensors.torch import load_file
+
+    epochs = sorted((tmp_path / "cache" / "usl").glob("u-tuning-*/epoch-*"))
+    assert [p.name for p in epochs] == ["epoch-1", "epoch-2"]
+    bundled = load_file(str(out / "u_encoder" / "adapter_model.safetensors"))
+    for epoch_dir in epochs:
+        saved = load_file(str(epoch_dir / "u_encoder" / "adapter_model.safetensors"))
+        same = bundled.keys() == saved.keys() and all((bundled[k] == saved[k]).all() for k in saved)
+        assert same == (epoch_dir.name == f"epoch-{tuning['epoch']}")
     low, high = report["l"]["quartiles"]
     assert 0 < low < high
     chunks = sorted(p.name.rsplit("-", 1)[0] for p in (tmp_path / "cache" / "usl").iterdir())

@@ -70,6 +70,8 @@ def main(argv: list[str] | None = None) -> Path:
         return BUNDLED
     if args.tiny:
         args.u_responses, args.s_pairs, args.valid, args.nll_responses, args.u_epochs = 60, 60, 30, 30, 2
+    if args.u_lora and args.device not in (None, "cpu"):
+        parser.error("U's tuning (--u-lora) runs on the CPU only: drop --device, or pass --u-lora 0")
     output = prepare_run(args, args.output)
     try:
         report = train(args, output)

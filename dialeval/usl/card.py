@@ -113,6 +113,10 @@ def s_input_text(config: dict) -> str:
 def card_body(report: dict, config: dict, results: dict[str, dict]) -> str:
     args, data = report["args"], report["data"]
     encoder = ENCODER_NAMES.get(config["encoder"], config["encoder"])
+    tuned = "tuned" in report["u"]  # U reads its own LoRA-tuned top layers (u_encoder/)
+    adapter_file = ("`u_encoder/` (U's LoRA adapter on the encoder's top layer, peft's layout with its base record), "
+                    if tuned else "")
+    tuned_layers = "U's tuned layers, " if tuned else ""
     return f"""
 # dialeval/usl-dailydialog
 
@@ -126,9 +130,9 @@ combined hierarchically as the authors' released scorer does: `USL-H = 0.33*U + 
 below). The default follows the authors' code so that our numbers and the published ones are one formula (both
 columns were seen when the default changed: CHANGELOG).
 
-Files: `heads.safetensors` (the U and S classifier heads), `u_encoder/` (U's LoRA adapter on the encoder's top
-layer, peft's layout, where `config.json` names `u_top`), `config.json` (encoder, S's input, head sizes, U's
-tuned layers, L's LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes, accuracies per epoch).
+Files: `heads.safetensors` (the U and S classifier heads), {adapter_file}`config.json` (encoder, S's input, head
+sizes, {tuned_layers}L's LM and its NLL quartiles), `dialeval_training.json` (arguments, data sizes,
+accuracies per epoch).
 
 ## Departures from the paper (named, none reads a human rating)
 
@@ -190,7 +194,7 @@ Yeh et al.'s numbers, for the authors' BERT-base weights, are the comparable one
 ## Limitations
 
 English, DailyDialog-style chit-chat; the encoder, of the paper's BERT-base size, is frozen where the paper
-fine-tunes it, but for U's adapter on its top layer; L is a causal LM's likelihood, not a masked LM's. On the
+fine-tunes it{", but for U's adapter on its top layer" if tuned else ""}; L is a causal LM's likelihood, not a masked LM's. On the
 behavioural suite (`benchmarks/results/usl-behaviour-50.md`, `dialeval behaviour --metric usl --n 50`) every
 declared kind passes: echoes of the last and own turn (1.00, 1.00), word salads (0.98), generic replies (0.96)
 and another dialogue's reply (0.96) score below the real reply, and the lowercase and paraphrase controls move

@@ -35,6 +35,7 @@ BATCH = 32
 STATES_CHUNK = 256  # texts per cached chunk of states
 WEIGHT_DECAY = 0.01
 STATE = "state.pt"  # an epoch's optimiser, random state and validation accuracy
+KEY_FORMAT = 1  # of the settings that key a run's saved epochs (tune_u)
 
 
 def cached_states(encoder: Any, texts: Sequence[str], top: int, deadline: float | None = None
@@ -134,8 +135,8 @@ def run_epochs(learner: Any, head: torch.nn.Module, pooled: Callable[[np.ndarray
     target = torch.tensor(list(labels))
     for epoch in range(len(saved), epochs):
         if deadline is not None and time.time() > deadline:
-            raise ChunksPaused(f"time is up after epoch {epoch} of {epochs}, saved in {folder}; "
-                               "run the same command again to go on")
+            kept = f"saved in {folder}; run the same command again to go on" if folder else "nothing saved"
+            raise ChunksPaused(f"time is up after epoch {epoch} of {epochs}, {kept}")
         random.Random(epoch).shuffle(order)
         started = time.time()
         learner.train(), head.train()
@@ -162,21 +163,26 @@ def tune_u(encoder: Any, texts: Sequence[str], labels: Sequence[int], valid_text
     """U's tuned top (rank-``rank`` LoRA on ``encoder``'s top ``top`` layers) and linear head, trained on
     ``texts`` (module docstring) and kept at the first epoch of best validation accuracy:
     ``(learner in eval mode, head, report)``; the report has the accuracy per epoch and the one kept.
-    Epochs are saved under ``$DIALEVAL_CACHE/usl/u-tuning-<key>`` (the key hashes the texts and settings)."""
+    Epochs are saved under ``$DIALEVAL_CACHE/usl/u-tuning-<key>`` (the key hashes the texts, labels and
+    every setting the result depends on). On the CPU (``training/usl.py`` refuses another device)."""
     from peft import get_peft_model
 
     from dialeval.usl.heads import head as fresh_head
     from dialeval.usl.tuned import lora_config, top_model
 
+    from dialeval.usl.heads import DROPOUT
+
     texts = [encoder.cut_response(t) for t in texts]
-    settings = [encoder.name, top, rank, lr, seed, list(texts), list(labels), list(valid_texts)]
+    config = lora_config(rank)  # its alpha, dropout and target maps key the saved epochs too
+    settings = [KEY_FORMAT, encoder.name, top, rank, config.lora_alpha, config.lora_dropout, str(config.target_modules),
+                DROPOUT, BATCH, WEIGHT_DECAY, lr, seed, list(texts), list(labels), list(valid_texts), list(valid_labels)]
     key = hashlib.sha256(json.dumps(settings).encode()).hexdigest()[:16]
     folder = cache_dir() / "usl" / f"u-tuning-{key}"
     states, lengths = cached_states(encoder, texts, top, deadline)
     torch.manual_seed(seed)
     for p in encoder.model.parameters():
         p.requires_grad = False
-    learner = get_peft_model(top_model(encoder.model, top), lora_config(rank))
+    learner = get_peft_model(top_model(encoder.model, top), config)
     head = fresh_head(encoder.dim, 0)
     expected = np.asarray(valid_labels)
 
