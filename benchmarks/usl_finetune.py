@@ -100,7 +100,7 @@ def main(argv: list[str] | None = None) -> int:
     from dialeval.usl.features import ENCODERS, MINILM, FrozenEncoder, max_mean
     from dialeval.usl.heads import head as fresh_head
     from dialeval.usl.training import accuracy_by
-    from dialeval.usl.u_tuning import cached_states, pooled_states, run_epochs
+    from dialeval.usl.u_tuning import cached_states, pooled_states, run_epochs, validation_correct
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--top", type=int, default=2, help="encoder layers that learn")
@@ -172,8 +172,7 @@ def main(argv: list[str] | None = None) -> int:
         correct = np.zeros(len(valid_texts), dtype=bool)
         with torch.no_grad():
             if args.states:  # as the scorer reads U: the frozen encoder's states, then the learner's top
-                tuned = encoder.single(valid_texts, progress=False, tuned=(learner, args.top))[1]
-                correct[:] = head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.array(valid_labels)
+                correct[:] = validation_correct(encoder, learner, args.top, head, valid_texts, valid_labels)
             else:
                 for idx in batches_of(valid_texts, 64):
                     predicted = head(pooled_texts([valid_texts[i] for i in idx])).argmax(-1).numpy()

@@ -96,32 +96,55 @@ class FrozenEncoder:
         return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts],
                             [self._cut(r, RESPONSE_TOKENS, False) for r in responses], progress, "pair")
 
-    def _pooled(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
-                tuned: Any = None) -> np.ndarray | tuple:
-        """The features of texts, or of pairs of texts (BERT-like encoders read the pair's segment ids);
-        with ``tuned``, also the tuned top's (:meth:`single`)."""
+    def _forward(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
+                 hidden_states: bool = False):
+        """``(rows, the encoder's output, attention mask)`` per length batch of the texts, or of pairs of texts
+        (BERT-like encoders read the pair's segment ids), run without gradients."""
         import torch
 
-        out = np.zeros((len(first), self.dim), dtype=np.float32)
-        out_tuned = np.zeros_like(out)
         if not first:
-            return out if tuned is None else (out, out_tuned)
+            return
         texts = (first,) + ((second,) if second else ())
         lengths = [len(ids) for ids in self.tokenizer(*texts)["input_ids"]]
         with Progress(len(first), f"usl {self.name}", unit=unit, enabled=progress) as bar:
             for idx in length_batches(lengths, self.batch_size, default_overhead(self.device)):
                 batch = self.tokenizer(*([t[i] for i in idx] for t in texts), padding=True,
                                        return_tensors="pt").to(self.device)
-                mask = batch["attention_mask"]
                 with torch.no_grad():
-                    found = self.model(**batch, output_hidden_states=tuned is not None)
-                    out[idx] = max_mean(found.last_hidden_state.float(), mask).cpu().numpy()
-                    if tuned is not None:
-                        upper, top = tuned
-                        states = upper(inputs_embeds=found.hidden_states[-1 - top].float(), attention_mask=mask)
-                        out_tuned[idx] = max_mean(states.last_hidden_state, mask).cpu().numpy()
+                    found = self.model(**batch, output_hidden_states=hidden_states)
+                yield idx, found, batch["attention_mask"]
                 bar.update(len(idx))
+
+    def _pooled(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
+                tuned: Any = None) -> np.ndarray | tuple:
+        """The features of texts, or of pairs of texts; with ``tuned``, also the tuned top's (:meth:`single`)."""
+        import torch
+
+        out = np.zeros((len(first), self.dim), dtype=np.float32)
+        out_tuned = np.zeros_like(out)
+        for idx, found, mask in self._forward(first, second, progress, unit, hidden_states=tuned is not None):
+            out[idx] = max_mean(found.last_hidden_state.float(), mask).cpu().numpy()
+            if tuned is not None:
+                upper, top = tuned
+                with torch.no_grad():
+                    states = upper(inputs_embeds=found.hidden_states[-1 - top].float(), attention_mask=mask)
+                out_tuned[idx] = max_mean(states.last_hidden_state, mask).cpu().numpy()
         return out if tuned is None else (out, out_tuned)
+
+    def top_inputs(self, texts: Sequence[str], top: int, progress: bool = True) -> np.ndarray:
+        """The hidden states entering the top ``top`` layers for each response as U reads it (cut to
+        :data:`RESPONSE_TOKENS`), in float16, padded with zeros to ``[CLS]`` + that many tokens + ``[SEP]``:
+        what U's tuned top layers learn from (:mod:`dialeval.usl.u_tuning`)."""
+        cut = [self.cut_response(t) for t in texts]
+        out = np.zeros((len(cut), RESPONSE_TOKENS + 2, int(self.model.config.hidden_size)), dtype=np.float16)
+        for idx, found, _ in self._forward(cut, None, progress, "response", hidden_states=True):
+            hidden = found.hidden_states[-1 - top]
+            out[idx, :hidden.shape[1]] = hidden.float().cpu().numpy().astype(np.float16)
+        return out
+
+    def token_counts(self, texts: Sequence[str]) -> np.ndarray:
+        """Each response's tokens as U reads it, ``[CLS]`` and ``[SEP]`` included."""
+        return np.array([len(ids) for ids in self.tokenizer([self.cut_response(t) for t in texts])["input_ids"]])
 
     def float32_model(self):
         """The encoder in float32 (itself, or loaded again when it runs in another precision)."""

@@ -236,9 +236,7 @@ def tune_u(args: argparse.Namespace, encoder: FrozenEncoder, d: Drawn, deadline:
     learner, u_head, report = u_tuning.tune_u(encoder, d.ut, d.uy, d.uvt, d.uvy, top=args.u_top, rank=args.u_lora,
                                               lr=args.u_lr, epochs=args.u_epochs, seed=args.seed, deadline=deadline)
     u_head = stored(u_head)
-    with torch.no_grad():
-        tuned = encoder.single(d.uvt, progress=False, tuned=(learner, args.u_top))[1]
-        correct = u_head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.asarray(d.uvy)
+    correct = u_tuning.validation_correct(encoder, learner, args.u_top, u_head, d.uvt, d.uvy)
     print(f"U tuned: epoch {report['epoch']} of {args.u_epochs}, validation accuracy {report['accuracy']:.4f} "
           f"(curve {report['curve']})", flush=True)
     return learner, u_head, correct, report

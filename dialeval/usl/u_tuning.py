@@ -32,7 +32,7 @@ from dialeval.core.progress import Progress
 from dialeval.core.resources import cache_dir
 
 BATCH = 32
-STATES_CHUNK = 256  # texts per cached chunk of states
+STATES_CHUNK = 256  # texts per cached chunk of states (as dialeval.usl.training.CHUNK: the same chunk files)
 WEIGHT_DECAY = 0.01
 STATE = "state.pt"  # an epoch's optimiser, random state and validation accuracy
 KEY_FORMAT = 1  # of the settings that key a run's saved epochs (tune_u)
@@ -40,29 +40,27 @@ KEY_FORMAT = 1  # of the settings that key a run's saved epochs (tune_u)
 
 def cached_states(encoder: Any, texts: Sequence[str], top: int, deadline: float | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """``(states, lengths)``: the float16 hidden states entering ``encoder``'s top ``top`` layers for each
-    (already cut) text, padded to ``[CLS]`` + :data:`dialeval.usl.features.RESPONSE_TOKENS` + ``[SEP]``,
-    cached in chunks under ``$DIALEVAL_CACHE/usl`` (:func:`dialeval.core.chunk_cache.cached_array`), and each
-    text's token count."""
-    from dialeval.core.batching import length_batches
+    """``(states, lengths)``: :meth:`dialeval.usl.features.FrozenEncoder.top_inputs` of each (already cut)
+    text, cached in chunks under ``$DIALEVAL_CACHE/usl`` (:func:`dialeval.core.chunk_cache.cached_array`),
+    and each text's token count."""
     from dialeval.usl.features import RESPONSE_TOKENS
 
-    width = RESPONSE_TOKENS + 2
-    lengths = np.array([len(ids) for ids in encoder.tokenizer(list(texts))["input_ids"]])
-    if lengths.max() > width:
-        raise ValueError(f"a cut response has {lengths.max()} tokens, more than {width}")
-
-    def compute(rows):
-        out = np.zeros((len(rows), width, encoder.model.config.hidden_size), dtype=np.float16)
-        for idx in length_batches([len(ids) for ids in encoder.tokenizer(list(rows))["input_ids"]], BATCH):
-            batch = encoder.tokenizer([rows[i] for i in idx], padding=True, return_tensors="pt")
-            with torch.no_grad():
-                hidden = encoder.model(**batch, output_hidden_states=True).hidden_states[-1 - top]
-            out[idx, :hidden.shape[1]] = hidden.numpy().astype(np.float16)
-        return out
-
+    lengths = encoder.token_counts(texts)
+    if lengths.max() > RESPONSE_TOKENS + 2:
+        raise ValueError(f"a cut response has {lengths.max()} tokens, more than {RESPONSE_TOKENS + 2}")
     name = f"{encoder.name}-states-top{top}"
-    return cached_array(cache_dir() / "usl", name, list(texts), compute, STATES_CHUNK, deadline, f"usl {name}"), lengths
+    states = cached_array(cache_dir() / "usl", name, list(texts), lambda rows: encoder.top_inputs(rows, top, False),
+                          STATES_CHUNK, deadline, f"usl {name}")
+    return states, lengths
+
+
+def validation_correct(encoder: Any, learner: Any, top: int, head: torch.nn.Module, texts: Sequence[str],
+                       labels: Sequence[int]) -> np.ndarray:
+    """Whether ``head`` over U's tuned top (``learner`` on the top ``top`` layers) classifies each text as
+    ``labels`` says, U read as the scorer reads it (:meth:`dialeval.usl.features.FrozenEncoder.single`)."""
+    with torch.no_grad():
+        tuned = encoder.single(texts, progress=False, tuned=(learner, top))[1]
+        return head(torch.from_numpy(tuned)).argmax(-1).numpy() == np.asarray(labels)
 
 
 def pooled_states(learner: Any, states: np.ndarray, lengths: np.ndarray, idx: np.ndarray) -> torch.Tensor:
@@ -167,10 +165,9 @@ def tune_u(encoder: Any, texts: Sequence[str], labels: Sequence[int], valid_text
     every setting the result depends on). On the CPU (``training/usl.py`` refuses another device)."""
     from peft import get_peft_model
 
-    from dialeval.usl.heads import head as fresh_head
+    from dialeval.core.batching import length_batches
+    from dialeval.usl.heads import DROPOUT, head as fresh_head
     from dialeval.usl.tuned import lora_config, top_model
-
-    from dialeval.usl.heads import DROPOUT
 
     texts = [encoder.cut_response(t) for t in texts]
     config = lora_config(rank)  # its alpha, dropout and target maps key the saved epochs too
@@ -184,16 +181,11 @@ def tune_u(encoder: Any, texts: Sequence[str], labels: Sequence[int], valid_text
         p.requires_grad = False
     learner = get_peft_model(top_model(encoder.model, top), config)
     head = fresh_head(encoder.dim, 0)
-    expected = np.asarray(valid_labels)
+    batches = length_batches(lengths.tolist(), BATCH)
 
     def validate() -> float:
-        with torch.no_grad():
-            tuned = encoder.single(valid_texts, progress=False, tuned=(learner, top))[1]
-            return float((head(torch.from_numpy(tuned)).argmax(-1).numpy() == expected).mean())
+        return float(validation_correct(encoder, learner, top, head, valid_texts, valid_labels).mean())
 
-    from dialeval.core.batching import length_batches
-
-    batches = length_batches(lengths.tolist(), BATCH)
     curve = run_epochs(learner, head, lambda idx: pooled_states(learner, states, lengths, idx), labels, batches,
                        validate, epochs=epochs, lr=lr, folder=folder, deadline=deadline)
     accuracies = [accuracy for accuracy, _ in curve]
