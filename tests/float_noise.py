@@ -52,7 +52,22 @@ written to ``tests/golden/`` or pinned when a folder was trained):
   an AMD EPYC), where a relative tolerance means nothing. It also bounds a correlation over float32
   scores (a Pearson of 500 scores moved 1e-6 between two CPUs: 0.16338778 for 0.16338680) and its
   p-value (``dp/dr`` is about ``sqrt(n)``: 2e-5 for that move).
+* ``rank_approx(expected, n, statistic)``: a rank statistic (Spearman, Kendall) over n float32 scores
+  moves in whole steps when that noise reorders two scores closer than it. Two adjacent ranks that swap
+  change the sum of squared rank differences by ``2 (d_i - d_j) + 2``, at most ``2 n + 2``, so Spearman
+  by at most ``6 (2n + 2) / (n (n**2 - 1)) = 12 / (n (n - 1))``, and turn one concordant pair into a
+  discordant one, so Kendall by ``2 / (n (n - 1) / 2) = 4 / (n (n - 1))``. Among n scores spread over a
+  range R, about ``n**2 * delta / R`` adjacent gaps are below a noise delta: for 500 cosines near 0.9
+  (range ~0.5, delta 1e-6 relative) about 0.5, so :data:`RANK_FLIPS` = 2 swaps are allowed; a changed
+  formula moves a correlation by far more. A CPU with AVX-512 beside the AVX2 one that wrote
+  ``tests/golden/``: one swap, multiref-mturk's embedding-average Spearman 0.0899258 -> 0.0899673
+  (4.2e-5 of the 4.8e-5 bound), Kendall of greedy matching 1.63e-5 (the 1.6e-5 step). Its p-value moves
+  by ``dp/dr`` times that: for Student's t with ``n - 2`` degrees of freedom, ``dp/dr = 2 f(t) dt/dr``
+  with ``f <= 0.4`` and ``dt/dr = sqrt(n - 2) / (1 - r**2)**1.5`` (Kendall's normal approximation:
+  ``dp/dtau = 2 phi(z) dz/dtau``, ``dz/dtau = 3 sqrt(n (n - 1)) / sqrt(2 (2n + 5))``, below ``1.1 sqrt(n)``).
 """
+
+import math
 
 import pytest
 
@@ -63,6 +78,20 @@ PERPLEXITY = 16 * SUM
 COSINE = 2 * SUM
 FLOAT16 = 2e-2
 RELATIVE, ABSOLUTE = 1e-4, 2e-5
+
+
+RANK_FLIPS = 2
+RANK_STEP = {"spearman": lambda n: 12 / (n * (n - 1)), "kendall": lambda n: 4 / (n * (n - 1))}
+
+
+def rank_approx(expected: float, n: int, statistic: str, p_value: bool = False):
+    """``expected``, a ``statistic`` ("spearman" or "kendall") over ``n`` float32 scores (or, with
+    ``p_value``, its p-value; ``expected`` is then the p-value and the move is scaled by ``dp/dr`` at
+    worst), up to :data:`RANK_FLIPS` swaps of near-tied scores (module docstring) and float32 noise."""
+    moved = RANK_FLIPS * RANK_STEP[statistic](n)
+    if p_value:
+        moved *= 0.8 * 1.1 * math.sqrt(n) / 0.75 ** 1.5  # dp/dr (docstring) for |r| <= 0.5
+    return pytest.approx(expected, rel=RELATIVE, abs=ABSOLUTE + moved, nan_ok=True)
 
 
 def approx(expected):

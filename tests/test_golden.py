@@ -8,7 +8,8 @@ multiref-mturk --json``); a retrained bundled folder rewrites the entries of the
 it, and only those (``examples.json``'s ``grade`` and ``combined`` after GRADE's mpnet retrain,
 issue 18). Scores and correlations may differ by float32 noise between CPUs and library builds
 (``tests/float_noise.py``: relative 1e-4 on summed log-likelihoods; absolute 2e-5 on scores near
-zero and on correlations), never more; signatures and CLI text must be identical.
+zero and on correlations; a rank correlation also by two swaps of near-tied scores, ``rank_approx``),
+never more; signatures and CLI text must be identical.
 """
 
 import contextlib
@@ -20,7 +21,7 @@ import pytest
 
 from dialeval import registry
 from dialeval.cli import main
-from float_noise import approx
+from float_noise import RANK_STEP, approx, rank_approx
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 HELP_COMMANDS = ("", "score", "benchmark", "merge", "examples", "register", "augment", "publish", "compare",
@@ -33,10 +34,16 @@ def cli_json(capsys, *argv: str) -> dict:
 
 
 def assert_close(found, expected, where: str = "") -> None:
-    """Equal structure and strings; numbers within float32 noise (:func:`float_noise.approx`)."""
+    """Equal structure and strings; numbers within float32 noise (:func:`float_noise.approx`), a rank
+    correlation and its p-value beside their ``n`` within a few swaps of near ties (:func:`float_noise.rank_approx`)."""
     if isinstance(expected, dict):
         assert isinstance(found, dict) and found.keys() == expected.keys(), where
         for key in expected:
+            statistic = key.removesuffix("_p")
+            if statistic in RANK_STEP and isinstance(expected.get("n"), int) and isinstance(expected[key], float):
+                assert found[key] == rank_approx(expected[key], expected["n"], statistic, key.endswith("_p")), \
+                    f"{where}.{key}"
+                continue
             assert_close(found[key], expected[key], f"{where}.{key}")
     elif isinstance(expected, list):
         assert isinstance(found, list) and len(found) == len(expected), where
@@ -84,13 +91,18 @@ def test_the_comparison_catches_a_changed_score():
         assert_close({"a": [0.5, 0.25]}, {"a": [0.5, 0.2501]})
     with pytest.raises(AssertionError):  # a correlation that moved by 1e-4
         assert_close({"pearson": 0.16348680164587469}, {"pearson": 0.16338680164587469})
+    with pytest.raises(AssertionError):  # a Spearman over 500 scores moved by more than two swaps of near ties
+        assert_close({"spearman": 0.0901258, "n": 500}, {"spearman": 0.0899258, "n": 500})
 
 
 def test_the_comparison_accepts_float32_noise_seen_between_cpus():
     """A multiref-mturk Pearson computed on another machine (issue 30), a FED score near zero (an
-    AMD EPYC), a summed log-likelihood."""
+    AMD EPYC), a summed log-likelihood, a Spearman and its p-value one swap of near ties apart."""
     assert_close({"pearson": 0.16338777846939}, {"pearson": 0.16338680164587469})
     assert_close({"fed": [-0.0001234, -312.5 * (1 + 5e-5)]}, {"fed": [-0.0001284, -312.5]})
+    # one swap of near-tied multiref-mturk scores on an AVX-512 EPYC (float_noise.rank_approx)
+    assert_close({"spearman": 0.08996733656800783, "spearman_p": 0.044349241112767515, "n": 500},
+                 {"spearman": 0.08992582882490847, "spearman_p": 0.04444776610382304, "n": 500})
     with pytest.raises(AssertionError):
         assert_close({"signature": "metric:x|version:1"}, {"signature": "metric:x|version:2"})
 

@@ -73,3 +73,28 @@ def test_every_approximate_comparison_in_the_tests_names_its_tolerance():
 ])
 def test_the_lint_finds_a_comparison_without_tolerance(source, expected):
     assert untoleranced(source) == expected
+
+
+
+@pytest.mark.parametrize("n", [5, 40, 500])
+def test_one_swap_of_adjacent_scores_moves_a_rank_correlation_by_at_most_its_step(n):
+    """float_noise.RANK_STEP: swapping two scores adjacent in rank moves Kendall by exactly its step and
+    Spearman by at most its bound, whatever the human ranks (random orders, every adjacent pair or 50)."""
+    import numpy as np
+    from scipy.stats import kendalltau, spearmanr
+
+    from float_noise import RANK_STEP
+
+    rng = np.random.default_rng(n)
+    largest = 0.0
+    for _ in range(5):
+        human, scores = rng.permutation(n).astype(float), rng.permutation(n).astype(float)
+        order = np.argsort(scores)
+        rho, tau = spearmanr(human, scores).statistic, kendalltau(human, scores).statistic
+        for k in rng.choice(n - 1, size=min(n - 1, 50), replace=False):
+            swapped = scores.copy()
+            i, j = order[k], order[k + 1]
+            swapped[[i, j]] = swapped[[j, i]]
+            largest = max(largest, abs(spearmanr(human, swapped).statistic - rho))
+            assert abs(kendalltau(human, swapped).statistic - tau) == pytest.approx(RANK_STEP["kendall"](n), rel=1e-9)
+    assert largest <= RANK_STEP["spearman"](n) * (1 + 1e-9)
