@@ -8,7 +8,9 @@ does), after one warm-up call that loads its models (load time reported apart). 
 other jobs' scores (the combined metric) finds its components there, scored on the same items just
 before, as it finds their cells in a real grid; its own cost is what it adds.
 The full-grid estimate of a job is ``sum over sets of (seconds per item on that set) x (set size)``,
-so longer contexts (FED's dialog set) weigh as they do in the real run.
+so longer contexts (FED's dialog set) weigh as they do in the real run. ``--precision`` runs every job
+whose runner takes the option in that precision (``auto``: what the grid runs with ``dialeval benchmark
+--all --precision auto``); the jobs' signatures name it where it is not float32.
 
     OMP_NUM_THREADS=2 python benchmarks/grid_cost.py --n 20 --save benchmarks/results/metaeval/cost.json
 """
@@ -25,22 +27,28 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from dialeval import registry  # noqa: E402
+from dialeval.core.precision import AUTO, PRECISIONS  # noqa: E402
 from dialeval.metaeval.grid import JOBS  # noqa: E402
 from dialeval.registry import judgment_sets, load_judgments  # noqa: E402
 from dialeval.scoring import cache  # noqa: E402
 from dialeval.scoring.cache import scores_for  # noqa: E402
+from dialeval.scoring.chunks import accepted_options  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
 from dialeval.core.tables import format_table  # noqa: E402
+from throughput import machine  # noqa: E402
 
 
-def measure(n: int, sets: list[str], jobs: list[str] | None) -> dict:
-    out: dict = {"n_per_set": n, "jobs": {}}
+def measure(n: int, sets: list[str], jobs: list[str] | None, precision: str | None = None) -> dict:
+    out: dict = {"n_per_set": n, "precision": precision, "jobs": {}}
     loaded: set[str] = set()
     for job in (j for j in JOBS if not jobs or j.name in jobs):
         rows = {}
         for set_name in sets:
             items = [vars(it) for it in load_judgments(set_name)]
             options = job.options_on(set_name, items)
+            if precision is not None and "precision" in accepted_options(registry.spec(job.metric).runner):
+                options["precision"] = precision
             run = get_runner(job.metric)
             sample = items[:n]
             try:
@@ -50,13 +58,13 @@ def measure(n: int, sets: list[str], jobs: list[str] | None) -> dict:
                     out["jobs"].setdefault(job.name, {})["load_seconds"] = round(time.perf_counter() - start, 1)
                     loaded.add(job.name)
                 start = time.perf_counter()
-                scores_for(job.metric, options, sample, progress=False)
+                entry = scores_for(job.metric, options, sample, progress=False)
             except (ValueError, FileNotFoundError) as e:  # not applicable (e.g. no references)
                 rows[set_name] = {"status": f"n/a: {str(e)[:60]}"}
                 continue
             per_item = (time.perf_counter() - start) / len(sample)
             rows[set_name] = {"seconds_per_item": round(per_item, 4), "set_size": len(items),
-                              "full_set_seconds": round(per_item * len(items), 1)}
+                              "full_set_seconds": round(per_item * len(items), 1), "signature": entry["signature"]}
             print(f"{job.name} on {set_name}: {per_item:.3f} s/item", file=sys.stderr, flush=True)
         entry = out["jobs"].setdefault(job.name, {})
         entry["sets"] = rows
@@ -70,7 +78,9 @@ def table(result: dict) -> str:
         f"{job['sets'][s]['seconds_per_item']:.3f}" if "seconds_per_item" in job["sets"].get(s, {}) else "n/a"
         for s in result["sets"]], f"{job['full_grid_seconds'] / 60:.1f}"] for name, job in result["jobs"].items()]
     head = ["job", "load s", *[f"{s} s/item" for s in result["sets"]], "full grid min"]
-    return (format_table(head, rows) + f"\nwhole grid from scratch (estimate from {result['n_per_set']} items per set): "
+    precision = f", precision {result['precision']}" if result.get("precision") else ""
+    return (format_table(head, rows) + f"\nwhole grid from scratch (estimate from {result['n_per_set']} items per set"
+            f"{precision}): "
             f"{result['full_grid_seconds'] / 60:.1f} min, plus model loading")
 
 
@@ -80,6 +90,8 @@ def main() -> None:
     parser.add_argument("--sets", nargs="+", default=list(judgment_sets()))
     parser.add_argument("--jobs", nargs="+", default=None, help=f"grid jobs (default all: {[j.name for j in JOBS]})")
     parser.add_argument("--threads", type=int, default=None)
+    parser.add_argument("--precision", choices=[*PRECISIONS, AUTO], default=None,
+                        help="every model-based job in this precision (default: each metric's, float32)")
     parser.add_argument("--save", type=Path, default=None)
     args = parser.parse_args()
     if args.threads:
@@ -88,7 +100,7 @@ def main() -> None:
         torch.set_num_threads(args.threads)
     with tempfile.TemporaryDirectory() as scores:  # an empty score cache: every cell from scratch
         cache.scores_dir = lambda: Path(scores)
-        result = {**measure(args.n, args.sets, args.jobs), "sets": args.sets}
+        result = {**measure(args.n, args.sets, args.jobs, args.precision), "sets": args.sets, "machine": machine()}
     print(table(result))
     if args.save:
         args.save.parent.mkdir(parents=True, exist_ok=True)

@@ -169,15 +169,15 @@ def markdown(result: dict[str, Any]) -> str:
         "Written by (each command replaces its jobs' rows and keeps the others):", "", commands, "",
         f"CPU: {m['model']} ({m['cpu']}), torch {m['torch']} (capability {m['torch_cpu_capability']}), "
         f"{m['threads']} thread(s). Flags: {flags}.", "",
-        "The CPU was shared (2 cores, other engineers' jobs on the other core: the load average of each "
-        "job's run is in its row): speed ratios are measured in one process with the precisions "
-        "interleaved, absolute items/s are not comparable across rows or runs.", "",
+        "Speed ratios are measured in one process with the precisions interleaved (the load average of each "
+        "job's run is in its row): absolute items/s are not comparable across rows or runs.", "",
         "Items: the first N DailyDialog test items of `benchmarks/throughput.py` (seeded cut); a precision "
-        "run on fewer items (bfloat16, emulated and slow here) is compared with float32 on the same first "
-        "items, in fidelity and in speed. Fidelity: per sub-score per-item Spearman and largest absolute "
-        f"difference against float32; the rule for `auto` is Spearman >= {SPEARMAN_RULE} and no grid cell "
-        "moving by more than 0.005. The grid was not run under a reduced precision, so no metric declares "
-        "a precision for `auto` (`AUTO_PRECISIONS`), whatever its per-item numbers.", "",
+        "run on fewer items (`--slice`) is compared with float32 on the same first items, in fidelity and in "
+        "speed. Fidelity: per sub-score per-item Spearman and largest absolute difference against float32. "
+        f"The rule for `auto` is Spearman >= {SPEARMAN_RULE} here and no grid cell moving by more than 0.005 "
+        "(`precision-grid.md`, `benchmarks/precision_grid.py`); a metric declares a precision for `auto` "
+        "(`AUTO_PRECISIONS`, the `declared` of each job's last row) only where both hold "
+        "(`tests/test_precision.py` checks it).", "",
         "| job | precision | items | items/s | vs float32 | min per-item Spearman (sub-score) | largest abs. diff | per-item rule | load (1 min) |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
@@ -194,9 +194,9 @@ def markdown(result: dict[str, Any]) -> str:
                          f"{job.get('load_before', ['?'])[0]}-{job.get('load_after', ['?'])[0]} |")
         lines.append(f"| {job['job']} | auto here | | | | | | {job['auto_resolves_to']} "
                      f"(declared: {', '.join(job['declared_for_auto']) or 'none'}) | |")
-    lines += ["", "`int8` is per-channel dynamic int8 on every `nn.Linear` (`dialeval/core/precision.py`, whose "
-              "docstring has the int8 variants screened on FED and why none of them comes near 0.999 there: "
-              "rounding the activations, not the weights, moves FED's log-likelihood differences).", "",
+    lines += ["", "`int8` is per-channel dynamic int8 on every `nn.Linear`; `bfloat16-matmul` the float32 model with "
+              "its products in oneDNN's bfloat16 math mode (`dialeval/core/precision.py`, whose docstring says "
+              "what each rounds and why none reaches 0.999 at 2x on FED).", "",
               "Per sub-score numbers: the `.json` beside this file."]
     return "\n".join(lines) + "\n"
 

@@ -48,7 +48,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import dialeval  # noqa: E402,F401  (quiets third-party bars before the models load)
-from dialeval.core.precision import NATIVE_CPU_FLAGS, cpu_flags  # noqa: E402
+from dialeval.core.precision import NATIVE_CPU_FLAGS, PRECISIONS, cpu_flags  # noqa: E402
 from dialeval.data.corpora import dailydialog  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
 from forward_speed import plain_speed  # noqa: E402
@@ -65,6 +65,7 @@ JOBS: dict[str, tuple[str, dict[str, Any]]] = {
     "grade": ("grade", {}),
     "ssrem": ("ssrem", {}),
     "multiref": ("multiref", {}),
+    "usl": ("usl", {}),
 }
 MIN_VOCAB = 10_000
 
@@ -196,7 +197,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--metrics", nargs="+", choices=sorted(JOBS), default=list(JOBS))
     parser.add_argument("--json", action="store_true", help="print the JSON result instead of the table")
-    parser.add_argument("--precisions", nargs="+", choices=["float32", "bfloat16", "int8"], default=["float32"],
+    parser.add_argument("--precisions", nargs="+", choices=list(PRECISIONS), default=["float32"],
                         help="also time each job in these precisions against float32 (the precision column)")
     args = parser.parse_args(argv)
     torch.set_num_threads(args.threads)

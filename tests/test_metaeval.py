@@ -410,3 +410,35 @@ def test_a_metric_that_reads_others_is_scored_in_one_chunk(monkeypatch, tmp_path
     assert cache.scores_for("combined", {}, items, progress=False)["per_item"]["combined"] == [0.5] * 40
     assert cache.scores_for("grade", {}, items, progress=False)["per_item"]["grade"] == [0.5] * 40
     assert sizes == [("combined", 40), ("grade", cache.CHUNK_SIZE)]
+
+
+def test_the_grid_runs_its_model_based_metrics_in_the_precision_asked(rated_file, tmp_path, monkeypatch):
+    """``dialeval benchmark --all --precision P``: the jobs whose runner takes ``precision`` get it (and
+    the score cache keys it as run: float32 asked reuses the default's entries, bfloat16 does not);
+    the others (multiref) are scored as always."""
+    from dialeval.cli import main
+    from dialeval.core.results import ItemScores
+    from dialeval.metaeval import grid
+    from dialeval.scoring import runners
+
+    monkeypatch.setenv("DIALEVAL_CACHE", str(tmp_path / "cache"))
+    asked = []
+
+    def grade(items, **options):
+        asked.append(options.get("precision"))
+        return ItemScores({"grade": [float(len(it["response"])) for it in items]}, "metric:grade", [[] for _ in items])
+
+    monkeypatch.setitem(runners.RUNNERS, "grade", grade)
+    sets, metrics = [str(rated_file)], ["grade", "multiref"]
+    cells = grid.run_grid(sets=sets, metrics=metrics, n_resamples=20, progress=False, precision="bfloat16")["cells"]
+    assert {c["job"]: c["options"].get("precision") for c in cells} == {"multiref": None, "grade": "bfloat16"}
+    assert asked == ["bfloat16"]
+    plain = grid.run_grid(sets=sets, metrics=metrics, n_resamples=20, progress=False)["cells"]
+    assert asked == ["bfloat16", None] and [c["from_cache"] for c in plain] == [True, False]
+    again = grid.run_grid(sets=sets, metrics=["grade"], n_resamples=20, progress=False, precision="float32")["cells"]
+    assert again[0]["from_cache"] and asked == ["bfloat16", None]
+    assert main(["benchmark", "--all", "--metrics", "grade", "--datasets", *sets, "--resamples", "20",
+                 "--precision", "bfloat16", "--output-dir", str(tmp_path / "out")]) == 0
+    assert asked == ["bfloat16", None]  # the CLI's run of the same cell: from the cache of the first
+    with pytest.raises(SystemExit):
+        main(["benchmark", "--all", "--metrics", "grade", "--precision", "half"])

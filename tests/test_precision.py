@@ -36,10 +36,10 @@ def test_bad_precision_is_named():
 
 @pytest.mark.parametrize("flags, native", [
     (NO_FLAGS, ("float32",)),
-    (BF16, ("bfloat16", "float32")),
+    (BF16, ("bfloat16", "bfloat16-matmul", "float32")),
     (VNNI, ("int8", "float32")),
-    (BOTH, ("int8", "bfloat16", "float32")),
-    (NO_FLAGS | {"amx_bf16", "amx_int8"}, ("int8", "bfloat16", "float32")),
+    (BOTH, ("int8", "bfloat16", "bfloat16-matmul", "float32")),
+    (NO_FLAGS | {"amx_bf16", "amx_int8"}, ("int8", "bfloat16", "bfloat16-matmul", "float32")),
     (NO_FLAGS | {"avx_vnni"}, ("int8", "float32")),
 ])
 def test_native_precisions_follow_the_cpu_flags(monkeypatch, flags, native):
@@ -57,6 +57,10 @@ def test_native_precisions_follow_the_cpu_flags(monkeypatch, flags, native):
     (BOTH, ("bfloat16",), "cpu", "bfloat16"),
     (NO_FLAGS, ("bfloat16", "int8"), "cuda", "bfloat16"),  # dynamic int8 is a CPU path
     (NO_FLAGS, ("int8",), "cuda", "float32"),
+    (BF16, ("bfloat16-matmul",), "cpu", "bfloat16-matmul"),
+    (BOTH, ("bfloat16", "bfloat16-matmul"), "cpu", "bfloat16"),
+    (NO_FLAGS, ("bfloat16-matmul",), "cpu", "float32"),
+    (NO_FLAGS, ("bfloat16-matmul",), "cuda", "float32"),  # oneDNN's math mode is a CPU path
 ])
 def test_auto_picks_the_fastest_declared_native_precision(monkeypatch, flags, passing, device, chosen):
     fake_flags(monkeypatch, flags)
@@ -69,6 +73,8 @@ def test_an_explicit_precision_is_kept_and_int8_is_cpu_only(monkeypatch):
     assert prec.resolve_precision("int8", "cpu") == "int8"
     with pytest.raises(ValueError, match="CPU only"):
         prec.resolve_precision("int8", "cuda")
+    with pytest.raises(ValueError, match="CPU only"):
+        prec.resolve_precision("bfloat16-matmul", "cuda:0")
 
 
 def test_cpu_flags_are_read_from_cpuinfo():
@@ -111,7 +117,7 @@ def fresh(tiny_dir):
 
 
 @pytest.mark.parametrize("kind", ["gpt2", "llama"])
-@pytest.mark.parametrize("precision", ["bfloat16", "int8"])
+@pytest.mark.parametrize("precision", ["bfloat16", "int8", "bfloat16-matmul"])
 def test_reduced_paths_match_float32_within_the_rounding_bound(request, kind, precision):
     folder = request.getfixturevalue({"gpt2": "tiny_dir", "llama": "tiny_llama_dir"}[kind])
     model, tokenizer = fresh(folder)
@@ -124,6 +130,11 @@ def test_reduced_paths_match_float32_within_the_rounding_bound(request, kind, pr
     assert reduced.precision == precision
     if precision == "bfloat16":
         assert reduced.model.dtype == torch.bfloat16
+    elif precision == "bfloat16-matmul":  # float32 weights; oneDNN's math mode inside the forward only
+        assert reduced.model.dtype == torch.float32
+        modes = []
+        reduced.model.get_output_embeddings().register_forward_hook(
+            lambda *_: modes.append(torch.backends.mkldnn.matmul.fp32_precision))
     else:
         linears = [m for m in reduced.model.modules() if isinstance(m, torch.ao.nn.quantized.dynamic.Linear)]
         assert isinstance(reduced.model.lm_head, torch.ao.nn.quantized.dynamic.Linear)
@@ -145,7 +156,13 @@ def test_reduced_paths_match_float32_within_the_rounding_bound(request, kind, pr
             assert n == count
             assert abs(have - want) <= 2 * count * tol, (precision, want, have, count, tol)
             moved |= have != want
-    assert moved  # the reduced forward really ran: float32 would give the same numbers
+    # the reduced forward really ran: float32 would give the same numbers. oneDNN's math mode may leave
+    # these tiny products in float32 (it does on an AVX-512 EPYC), so there the check is that the mode is on
+    if precision == "bfloat16-matmul":
+        assert modes and set(modes) == {"bf16"}
+    else:
+        assert moved
+        assert torch.backends.mkldnn.matmul.fp32_precision != "bf16"  # the mode ends with the model's forward
 
 
 def test_log_probabilities_are_taken_in_float32():
@@ -201,7 +218,8 @@ def test_combined_keys_each_components_precision(monkeypatch):
     fake_flags(monkeypatch, BF16)
     declaring(monkeypatch, ("bfloat16",), "holistic")
     keyed = precision_keyed("combined", {"precision": "auto", "device": "cpu"})
-    assert keyed["precision"] == {"holistic": "bfloat16", "grade": "float32", "ssrem": "float32"}  # the others declare nothing
+    # GRADE declares bfloat16 itself (issue 55, precision-grid.md); SSREM declares nothing
+    assert keyed["precision"] == {"holistic": "bfloat16", "grade": "bfloat16", "ssrem": "float32"}
 
 
 def test_precision_is_not_a_neutral_option_of_the_human_reference():
@@ -231,3 +249,58 @@ def test_the_fed_module_takes_the_option(tiny_dir, precision, field):
     assert [p for p in result["signature"].split("|") if p.startswith("precision:")] == field
     with pytest.raises(ValueError, match="precision must be one of"):
         fed.compute(conversations=CONVERSATIONS, model=str(tiny_dir), precision="fp8")
+
+
+def test_every_precision_declared_for_auto_is_backed_by_both_measured_rules():
+    """A metric's ``auto_precisions`` (its runner's ``AUTO_PRECISIONS``) only with the numbers behind them:
+    every job of the metric in ``benchmarks/results/precision.json`` at a per-item Spearman >= 0.999
+    against float32, measured on a CPU that runs the precision natively, and its grid cells in
+    ``precision-grid.json`` moved by at most 0.005 (``benchmarks/precision_grid.py``)."""
+    import json
+    from pathlib import Path
+
+    from dialeval import registry
+
+    results = Path(__file__).resolve().parents[1] / "benchmarks" / "results"
+    per_item = json.loads((results / "precision.json").read_text(encoding="utf-8"))
+    grid = json.loads((results / "precision-grid.json").read_text(encoding="utf-8"))
+    native = {p for p, flags in prec.NATIVE_CPU_FLAGS.items() if any(per_item["machine"]["flags"].get(f) for f in flags)}
+    declared = {name: registry.spec(name).auto_precisions for name in registry.METRICS}
+    for name, precisions in declared.items():
+        jobs = [job for job in per_item["jobs"] if job["metric"] == name]
+        for precision in precisions:
+            assert precision in native, (name, precision, "measured where it is emulated")
+            assert jobs and all(job["precisions"][precision]["min_spearman"] >= 0.999 for job in jobs), (name, precision)
+            assert grid["metrics"][name][precision]["met"] and grid["metrics"][name][precision]["largest_move"] <= 0.005
+    assert any(declared.values())  # the test reads a declaration (issue 55's bfloat16 for GRADE, USL-H)
+
+
+def test_the_grid_rule_compares_each_reduced_cell_with_its_float32_cell(tmp_path, monkeypatch):
+    """benchmarks/precision_grid.py: per metric and precision the largest move of a cell's Spearman, the
+    rule met only when it is at most 0.005; cells of other items or without a float32 twin refused."""
+    import json
+    from pathlib import Path
+
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[1] / "benchmarks"))
+    from precision_grid import compare
+
+    def cell(set_name, job, rho, n=100, precision=None):
+        return {"set": set_name, "job": job, "metric": job, "options": {"precision": precision} if precision else {},
+                "correlations": {job: {"spearman": rho, "n": n}}}
+
+    def grid(name, *cells):
+        path = tmp_path / f"{name}.json"
+        path.write_text(json.dumps({"cells": list(cells)}))
+        return path
+
+    f32 = grid("f32", cell("a", "grade", 0.5), cell("b", "grade", 0.3), cell("a", "usl", 0.2))
+    reduced = grid("bf16", cell("a", "grade", 0.504, precision="bfloat16"), cell("b", "grade", 0.294, precision="bfloat16"),
+                   cell("a", "usl", 0.2))  # usl ran in float32 there: not compared
+    assert compare(f32, reduced) == {"grade": {"bfloat16": {
+        "cells": 2, "largest_move": 0.006, "cell": "b x grade:grade", "float32": 0.3, "reduced": 0.294, "met": False}}}
+    within = compare(f32, grid("within", cell("a", "grade", 0.504, precision="bfloat16")))
+    assert within["grade"]["bfloat16"]["met"] and within["grade"]["bfloat16"]["largest_move"] == 0.004
+    with pytest.raises(ValueError, match="100 items in float32, 99"):
+        compare(f32, grid("fewer", cell("a", "grade", 0.5, n=99, precision="bfloat16")))
+    with pytest.raises(ValueError, match="no float32 cell"):
+        compare(f32, grid("other", cell("c", "grade", 0.5, precision="bfloat16")))

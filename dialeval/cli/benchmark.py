@@ -11,6 +11,7 @@ from pathlib import Path
 from dialeval import registry
 from dialeval.cli.common import parse_options
 from dialeval.cli.outputs import check_output_dir, check_output_path
+from dialeval.core.precision import AUTO, PRECISIONS
 from dialeval.core.spec import Command
 from dialeval.scoring.runners import RUNNERS
 
@@ -30,7 +31,10 @@ def cmd_benchmark(args: argparse.Namespace) -> int:
         raise ValueError("benchmark needs --dataset (or --aspect for a metric with aspects)")
     if args.save:
         check_output_path(args.save, [dataset])
-    result, table = run_benchmark(args.metric, dataset, **parse_options(args.option))
+    options = parse_options(args.option)
+    if args.precision:
+        options["precision"] = args.precision
+    result, table = run_benchmark(args.metric, dataset, **options)
     if args.save:
         Path(args.save).write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result, indent=2) if args.json else table)
@@ -51,7 +55,7 @@ def _benchmark_all(args: argparse.Namespace) -> int:
         check_readme(args.readme)  # before the run, not after it
     result = run_grid(sets=args.datasets, metrics=args.metrics or ([args.metric] if args.metric else None),
                       refresh=args.refresh, n_resamples=args.resamples,
-                      after_set=lambda partial: write_outputs(partial, args.output_dir))
+                      after_set=lambda partial: write_outputs(partial, args.output_dir), precision=args.precision)
     paths = write_outputs(result, args.output_dir)
     if args.readme:
         paths["readme"] = update_readme(result, args.readme)
@@ -76,6 +80,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--metrics", nargs="+", help="--all: only these metrics (grid job names or runner names)")
     p.add_argument("--datasets", nargs="+", help="--all: only these sets (names or JSONL files)")
     p.add_argument("--refresh", action="store_true", help="--all: rescore instead of reading cached scores")
+    p.add_argument("--precision", choices=[*PRECISIONS, AUTO],
+                   help="the model-based metrics' forward in this precision (dialeval.core.precision; default float32); "
+                        "with --all every such metric's")
     p.add_argument("--resamples", type=int, default=1000, help="--all: bootstrap resamples per interval")
     p.add_argument("--readme", metavar="README.md", help="--all: also put the summary table in this file, between "
                    "<!-- metaeval:start --> and <!-- metaeval:end -->")

@@ -7,45 +7,16 @@
   (``torch.ao.quantization.quantize_dynamic`` with ``per_channel_dynamic_qconfig``: int8 weights with
   one scale per output row, each call's input activations rounded to the 128 steps of their range at
   run time (fbgemm's ``reduce_range``), int32 sums); other layers stay float32. GPT-2's ``Conv1D``
-  layers are not ``nn.Linear`` and stay float32 (its LM head is quantised). Chosen by measurement on
-  the project's AVX2-only EPYC (no VNNI: fbgemm's int8 products run on AVX2), FED with its default
-  Gemma-3-270M adapter, one thread, 16 DailyDialog test items, every variant interleaved in one
-  process (on the issue's 64 items the chosen one, per row on every layer, runs at 1.27x float32 with
-  a per-item Spearman of 0.44 at worst and a largest difference of 11.8, bfloat16 at 0.18x with 0.97
-  on 16: ``benchmarks/results/precision.md``):
-
-  ==========================================  ===========  ===========================
-  int8 variant                                vs float32   min per-item Spearman (FED)
-  ==========================================  ===========  ===========================
-  every ``nn.Linear``, one scale per tensor    1.17-1.46x   0.11-0.14 (8-16 items)
-  every ``nn.Linear``, one scale per row       1.59x        0.38
-  all but the MLPs, per row                    1.36x        0.75
-  the LM head alone, per row                   1.23x        0.86
-  (bfloat16 weights, emulated)                 0.19x        0.97
-  ==========================================  ===========  ===========================
-
-  No int8 variant comes near the 0.999 that ``auto`` asks for on FED, whose scores are differences of
-  follow-up log-likelihoods: rounding the *activations* is what moves them (a token's log-probability
-  moves by 0.63 nats on average with every layer quantised, 0.52 with the MLPs alone, most of it the
-  inputs of ``down_proj``, whose GELU outputs reach 25 times their typical channel's range), and even
-  weights alone rounded to int8 per row with float32 activations (no speed: no kernel for it here)
-  move it by 0.056, twice bfloat16's 0.028, which already leaves FED's per-item Spearman at 0.97. So
-  ``int8`` is the fastest variant (per row: no slower than per tensor and closer to float32). On the
-  encoders it is 2.3-2.5x float32 but fails the rule too (per-item Spearman on 250-500 items: the NLI
-  classifier 0.983, SSREM's encoder 0.770, GRADE 0.675), while bfloat16 meets the per-item rule there
-  (0.9999, 0.9999, 0.9996 on 100 items; emulated here at 0.13-0.18x): candidates for ``auto`` on a
-  CPU with ``avx512_bf16`` once the grid under bfloat16 shows no cell moving by more than 0.005. The
-  issue's goal for FED (2x float32 at 0.999) is out of reach on this CPU: in speed, without VNNI
-  fbgemm multiplies int8 with AVX2's ``vpmaddubsw`` (at best twice float32's products), and FED's
-  time also goes to what stays float32 (attention, norms, the log-softmax over 262,144 tokens) and to
-  quantising the activations; bfloat16 is emulated (0.18x); in fidelity, as above, even bfloat16 fails.
-  ONNX Runtime (``benchmarks/onnx_runtime.py``, not a dependency) does not reach it either: on the 64
-  items its dynamic int8 without the MLPs runs at 2.07x torch float32 with a per-item Spearman of 0.92
-  (every MatMul: 2.15x at 0.34 on 16), its float16 at 1.73x with 0.9998 (ORT has no float16 kernels
-  on this CPU and runs it in float32 behind inserted casts), and its float32, exact (largest
-  difference 4e-5), at 1.74x, of which the grouped layout alone was 1.36x in torch
-  (``benchmarks/results/onnx-runtime.md``); that layout is FED's own path on Gemma 3 now, 1.49x the
-  one-context-at-a-time path it replaced, exact (``benchmarks/results/grouped-layout.md``);
+  layers are not ``nn.Linear`` and stay float32 (its LM head is quantised). Per row on every layer
+  was the fastest int8 variant screened on FED and the closest to float32 (per tensor, all but the
+  MLPs, the LM head alone: CHANGELOG, 2026-11-28);
+* ``"bfloat16-matmul"``: the float32 model, its forward run with oneDNN's bfloat16 math mode for
+  float32 matrix products (``torch.backends.mkldnn.matmul.fp32_precision = "bf16"``, PyTorch >= 2.9;
+  :func:`bf16_math`, scoped to the model's own forward). The mode allows oneDNN to round the products'
+  inputs to bfloat16; it sums and returns float32. On an AVX-512 EPYC (``avx512_bf16``) its numbers
+  stay within float32's own noise (FED's scores within 5e-5 of float32's, per-item Spearman 1.0000 on
+  every job) at 1.17x float32's items/s on FED and 1.21x on holistic coherence and fluency, 0.98x on
+  FULL and 0.79-1.06x on the encoders (not measured on a CPU without bfloat16 instructions);
 * ``"auto"``: the fastest precision that the hardware runs natively (:func:`native_precisions`)
   among those the metric declares as passing the fidelity rule (``AUTO_PRECISIONS`` in its runner,
   ``MetricSpec.auto_precisions``: per-item Spearman >= 0.999 against float32 and no grid cell moved
@@ -55,27 +26,47 @@ Whatever the precision, log-probabilities and probabilities are taken in float32
 logits and summed in float32 (:mod:`dialeval.core.lm`, :mod:`dialeval.core.nli`), and a result's
 signature names a precision other than float32 (``precision:bfloat16``), as does the score cache's key.
 
-Natively: on a CPU bfloat16 only with ``avx512_bf16`` or AMX (``amx_bf16``; elsewhere oneDNN emulates
-it, slower than float32), int8 with VNNI (``avx512_vnni``, ``avx_vnni`` or ``amx_int8``); on CUDA
-bfloat16 (dynamic int8 is a CPU path). The CPU's flags are read from ``/proc/cpuinfo``
-(:func:`cpu_flags`; none elsewhere, so ``auto`` keeps float32 there).
+Natively: on a CPU bfloat16 and bfloat16-matmul only with ``avx512_bf16`` or AMX (``amx_bf16``;
+elsewhere oneDNN emulates bfloat16, slower than float32), int8 with VNNI (``avx512_vnni``, ``avx_vnni``
+or ``amx_int8``); on CUDA bfloat16 (dynamic int8 and oneDNN's math mode are CPU paths). The CPU's flags
+are read from ``/proc/cpuinfo`` (:func:`cpu_flags`; none elsewhere, so ``auto`` keeps float32 there).
+
+Measured (``benchmarks/results/precision.md``, on an AMD EPYC with ``avx512_bf16`` and ``avx512_vnni``,
+one thread, precisions interleaved in one process; ``precision-grid.md`` for the grid): bfloat16 passes
+both rules on the encoders it was checked on (GRADE's and USL-H's all-mpnet-base-v2: ``auto`` takes it
+there), int8 passes on none. On the language models (FED, FULL, holistic coherence and fluency) only
+bfloat16-matmul passes the per-item rule; the grid was not run under it, so ``auto`` stays float32
+there. The issue's goal for FED, twice float32's items/s at a per-item Spearman of 0.999, is out of
+reach with these paths: bfloat16 runs FED at 1.72x with 0.987, int8 at 2.11x with 0.19, bfloat16-matmul
+at 1.17x with 1.0000. Rounded to bfloat16, a logit of 16-32 of Gemma's head moves by up to 0.06 (half
+a bfloat16 step there), and the head is about half of FED's work: 262,144 x 640 = 168M multiply-adds
+per scored position against about 100M per token for the 18 layers, and FED scores about half of the
+tokens it reads (its follow-ups). So a path that keeps the head in float32 cannot double FED's speed,
+and those that round it measured below the per-item rule (above; int8 on the head alone: 0.86 on the
+AVX2 EPYC).
+On an AVX2-only EPYC (no bfloat16 instructions, no VNNI) none passes either: bfloat16 is emulated at
+0.13-0.21x float32, int8 runs at 1.3-2.5x with the fidelity above, and ONNX Runtime's int8 and float16
+did not reach 2x at 0.999 on FED (``benchmarks/results/onnx-runtime.md``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import warnings
 from pathlib import Path
 from typing import Any
 
-PRECISIONS = ("float32", "bfloat16", "int8")
+PRECISIONS = ("float32", "bfloat16", "int8", "bfloat16-matmul")
 AUTO = "auto"
 DEFAULT = "float32"
+CPU_ONLY = ("int8", "bfloat16-matmul")  # dynamic int8 and oneDNN's math mode have no CUDA path here
 # the CPU flags with which a precision runs natively (any one suffices)
-NATIVE_CPU_FLAGS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "int8": ("avx512_vnni", "avx_vnni", "amx_int8")}
-# fastest first, per device type (measured on an EPYC with avx512_bf16 and VNNI: int8 4.0x, bfloat16
-# 2.9x float32's tokens/s, issue 55); dynamic int8 has no CUDA kernels
-SPEED_ORDER = {"cpu": ("int8", "bfloat16", "float32"), "cuda": ("bfloat16", "float32")}
+NATIVE_CPU_FLAGS = {"bfloat16": ("avx512_bf16", "amx_bf16"), "int8": ("avx512_vnni", "avx_vnni", "amx_int8"),
+                    "bfloat16-matmul": ("avx512_bf16", "amx_bf16")}
+# fastest first, per device type (measured on an EPYC with avx512_bf16 and VNNI, FED on 64 items, one
+# thread: int8 2.11x, bfloat16 1.72x, bfloat16-matmul 1.17x float32's items/s; benchmarks/results/precision.md)
+SPEED_ORDER = {"cpu": ("int8", "bfloat16", "bfloat16-matmul", "float32"), "cuda": ("bfloat16", "float32")}
 
 
 def check_precision(precision: Any) -> str:
@@ -119,8 +110,8 @@ def resolve_precision(precision: Any, device: str, passing: tuple[str, ...] = ()
     kind = str(device).split(":", 1)[0]
     if precision == AUTO:
         return next(p for p in native_precisions(device) if p == DEFAULT or p in passing)
-    if precision == "int8" and kind != "cpu":
-        raise ValueError(f"precision 'int8' (dynamic int8 quantisation) runs on the CPU only, not on device {device!r}")
+    if precision in CPU_ONLY and kind != "cpu":
+        raise ValueError(f"precision {precision!r} runs on the CPU only, not on device {device!r}")
     return precision
 
 
@@ -135,14 +126,17 @@ def runner_precision(precision: Any, device: str | None, passing: tuple[str, ...
 def apply_precision(model: Any, precision: str) -> Any:
     """``model`` in ``precision`` (a concrete one, :func:`resolve_precision`): float32 as it is,
     bfloat16 cast, int8 with its ``nn.Linear`` layers dynamically quantised, one weight scale per
-    output row. Both convert ``model`` itself (no second copy of the weights is held: for the 1.5B base
-    a copy was 7 GB); the loaders pass a model they own."""
+    output row, bfloat16-matmul float32 with its forward in oneDNN's bfloat16 math mode
+    (:func:`bf16_math`). All convert ``model`` itself (no second copy of the weights is held: for the
+    1.5B base a copy was 7 GB); the loaders pass a model they own."""
     import torch
 
     if precision == DEFAULT:
         return model
     if precision == "bfloat16":
         return model.to(torch.bfloat16)
+    if precision == "bfloat16-matmul":
+        return _in_bf16_math(model)
     if precision != "int8":
         raise ValueError(f"precision must be one of {list(PRECISIONS)} here, got {precision!r}")
     with warnings.catch_warnings():  # torch 2.10+ announces the move of eager quantisation to torchao
@@ -152,6 +146,35 @@ def apply_precision(model: Any, precision: str) -> Any:
         quantized = torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear: per_row}, dtype=torch.qint8,
                                                                 inplace=True)
     return quantized
+
+
+@contextlib.contextmanager
+def bf16_math():
+    """Inside: oneDNN may run float32 matrix products in its bfloat16 math mode
+    (``torch.backends.mkldnn.matmul.fp32_precision = "bf16"``); the mode before is restored after."""
+    import torch
+
+    flag = torch.backends.mkldnn.matmul
+    before = flag.fp32_precision
+    flag.fp32_precision = "bf16"
+    try:
+        yield
+    finally:
+        flag.fp32_precision = before
+
+
+def _in_bf16_math(model: Any) -> Any:
+    """``model`` (float32, unchanged) whose forward runs inside :func:`bf16_math`: only its own calls
+    take the mode, never another model's in the same process."""
+    forward = model.forward
+
+    @functools.wraps(forward)
+    def in_bf16_math(*args: Any, **kwargs: Any) -> Any:
+        with bf16_math():
+            return forward(*args, **kwargs)
+
+    model.forward = in_bf16_math
+    return model
 
 
 def with_precision(model: Any, precision: Any, device: Any) -> tuple[Any, str]:

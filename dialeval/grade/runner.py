@@ -8,10 +8,10 @@ from typing import Sequence
 from dialeval.core.results import ItemScores, split_result
 
 # The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
-# rule against float32 (per-item Spearman >= 0.999, no grid cell moved by more than 0.005;
-# benchmarks/precision.py): bfloat16 meets the per-item rule (0.9996 on 100 items), int8 not (0.675);
-# the grid was not run under bfloat16 (benchmarks/results/precision.md), so none is declared: auto is float32.
-AUTO_PRECISIONS: tuple[str, ...] = ()
+# rule against float32 on a CPU that runs them natively (per-item Spearman >= 0.999: bfloat16 0.9999 on
+# 500 items, benchmarks/results/precision.md; no grid cell moved by more than 0.005: at most 0.0023,
+# precision-grid.md); int8 fails the per-item rule (0.67), bfloat16-matmul (1.06x) was not run on the grid.
+AUTO_PRECISIONS: tuple[str, ...] = ("bfloat16",)
 
 
 def run_grade(items: Sequence[dict], model: str | None = None, graph: bool = True, batch_size: int = 32,

@@ -53,6 +53,7 @@ from dialeval.stats.unpaired import compare_unpaired
 from dialeval.metaeval.marked import check_marked, markers, write_marked
 from dialeval.scoring.runners import RUNNERS
 from dialeval.scoring.cache import scores_for
+from dialeval.scoring.chunks import accepted_options
 from dialeval.core.spec import Job
 from dialeval.core.tables import fmt, fmt_p, format_table
 
@@ -156,13 +157,17 @@ def add_system_agreement(cells: Sequence[dict[str, Any]], human: list[float], pa
 
 
 def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], systems: list[str | None],
-             refresh: bool, n_resamples: int, seed: int, progress: bool = True) -> dict[str, Any]:
+             refresh: bool, n_resamples: int, seed: int, progress: bool = True,
+             precision: str | None = None) -> dict[str, Any]:
     """One cell: the job's scores on the set through :func:`dialeval.scoring.cache.scores_for`
     (per-item progress; chunks saved as they finish, so an interrupted cell resumes where it
-    stopped) and their correlations with the human scores."""
+    stopped) and their correlations with the human scores. ``precision`` (:mod:`dialeval.core.precision`)
+    goes to a job whose runner takes it; the score cache keys it as it runs."""
     from dialeval.models import ModelNotFoundError
 
     options = job.options_on(set_name, items)
+    if precision is not None and "precision" in accepted_options(registry.spec(job.metric).runner):
+        options["precision"] = precision
     cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
     try:
         entry = scores_for(job.metric, options, items, refresh, progress=progress, desc=f"{set_name} x {job.name}")
@@ -178,8 +183,10 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
 
 def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = None, refresh: bool = False,
              n_resamples: int = 1000, seed: int = 0, progress: bool = True,
-             after_set: Callable[[dict[str, Any]], None] | None = None) -> dict[str, Any]:
-    """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid.
+             after_set: Callable[[dict[str, Any]], None] | None = None,
+             precision: str | None = None) -> dict[str, Any]:
+    """Score and correlate every (set, job) cell; ``sets``/``metrics`` restrict the grid; ``precision``
+    for every model-based job (:func:`run_cell`; ``None`` is each metric's default, float32).
 
     ``after_set(result so far)`` is called when a set is done (the CLI writes its outputs then, so
     a long run that is stopped keeps every finished set; the per-item scores are cached per cell).
@@ -208,7 +215,8 @@ def run_grid(sets: Sequence[str] | None = None, metrics: Sequence[str] | None = 
             cells = []
             for job in jobs:
                 bar.set_label(f"cell {bar.done + 1}/{bar.total}: {set_name} x {job.name}")
-                cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed, progress))
+                cells.append(run_cell(job, set_name, items, human, systems, refresh, n_resamples, seed, progress,
+                                      precision))
                 bar.update()
             compare_with_best(cells, human)
             add_system_agreement(cells, human, pairing, n_resamples, seed)

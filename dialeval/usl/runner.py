@@ -8,7 +8,10 @@ from typing import Sequence
 from dialeval.core.results import ItemScores, split_result
 
 # The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
-# rule against float32: none measured yet, so auto is float32.
+# rule against float32 (benchmarks/results/precision.md, precision-grid.md): bfloat16 meets the per-item
+# rule (0.9997 on 200 items) but moves a grid cell by 0.0071 (usl_u on grade-empathetic): a repeated reply's
+# U differs by ~1e-6 with the batch it is encoded in, and bfloat16 orders those near-ties otherwise, as
+# another CPU does in float32 (0.011 there); int8 fails the per-item rule (0.38). So auto is float32.
 AUTO_PRECISIONS: tuple[str, ...] = ()
 
 

@@ -46,9 +46,10 @@ Args:
     qualities (list of str, optional): subset of quality names.
     batch_size (int, default 32), device (str, default CUDA when available else CPU),
     eos_token (str, optional).
-    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
-        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
-        fidelity check against float32; float32 until one has); the signature names any but float32.
+    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the
+        CPU's dynamic int8), "bfloat16-matmul" (float32 products in oneDNN's bfloat16 math) or "auto"
+        (the fastest the device runs natively among those that passed the fidelity check against
+        float32; float32 until one has); the signature names any but float32.
     Any other keyword is a ValueError.
 Returns:
     turn_<quality> / dialog_<quality>: mean score; <name>_scores: per conversation;

@@ -50,9 +50,10 @@ Args:
     model (str, optional): facebook/blenderbot-400M-distill when it can be had, else the bundled
         dialeval/smollm2-dialogue; any causal or encoder-decoder LM, a local path or Hub id.
     batch_size (int, default 32), device (str, default CUDA when available else CPU).
-    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
-        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
-        fidelity check against float32; float32 until one has); the signature names any but float32.
+    precision (str, optional): the model's arithmetic, "float32" (default), "bfloat16", "int8" (the
+        CPU's dynamic int8), "bfloat16-matmul" (float32 products in oneDNN's bfloat16 math) or "auto"
+        (the fastest the device runs natively among those that passed the fidelity check against
+        float32; float32 until one has); the signature names any but float32.
     Any other keyword is a ValueError.
 Returns:
     full: mean score; full_scores: per item; signature: model (with its content hash), variant,

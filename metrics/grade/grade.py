@@ -39,9 +39,10 @@ Args:
         training/grade.py.
     batch_size (int, optional): at most this many pairs per encoder batch, default 32.
     device (str, optional): torch device, default CPU.
-    precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8" (the CPU's
-        dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
-        fidelity check against float32; float32 until one has); the signature names any but float32.
+    precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8" (the
+        CPU's dynamic int8), "bfloat16-matmul" (float32 products in oneDNN's bfloat16 math) or "auto"
+        (the fastest the device runs natively among those that passed the fidelity check against
+        float32; float32 until one has); the signature names any but float32.
 Returns:
     grade: mean score; grade_scores: per-item scores in [0, 1]; signature: the model (with its
     content hash), encoder, graph setting and dialeval version, to report with the numbers; flags:

@@ -62,9 +62,9 @@ Args, configuration "consistency":
         of the turn before the last).
     nli (str, default "roberta-large-mnli", else "dialeval/minilm-nli" offline), batch_size, device.
 Args, coherence, fluency and consistency: precision (str, optional): the model's arithmetic, "float32"
-    (default), "bfloat16", "int8" (the CPU's dynamic int8) or "auto" (the fastest the device runs
-    natively among those that passed the fidelity check against float32; float32 until one has); the
-    signature names any but float32.
+    (default), "bfloat16", "int8" (the CPU's dynamic int8), "bfloat16-matmul" (float32 products in
+    oneDNN's bfloat16 math) or "auto" (the fastest the device runs natively among those that passed the
+    fidelity check against float32; float32 until one has); the signature names any but float32.
 Unknown keywords raise a ValueError.
 Returns:
     <aspect>: mean; <aspect>_scores: per item; coherence/fluency also <aspect>_raw(_scores) (mean or

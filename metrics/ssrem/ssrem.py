@@ -57,8 +57,9 @@ Args:
     word_vectors (str, optional): a GloVe / word2vec text file for g instead of GloVe 6B 50d.
     device (str, optional): for a sentence-encoder checkpoint (the default's mpnet).
     precision (str, optional): that encoder's arithmetic, "float32" (default), "bfloat16", "int8" (the
-        CPU's dynamic int8) or "auto" (the fastest the device runs natively among those that passed the
-        fidelity check against float32; float32 until one has); the signature names any but float32.
+        CPU's dynamic int8), "bfloat16-matmul" (float32 products in oneDNN's bfloat16 math) or "auto"
+        (the fastest the device runs natively among those that passed the fidelity check against
+        float32; float32 until one has); the signature names any but float32.
 Returns:
     ssrem: mean combined score h in [0, 1]; ssrem_scores: per item; ssrem_f, ssrem_g (and _scores):
     the two parts before scaling; ssrem_f_min ... ssrem_g_max: the min-max constants used;

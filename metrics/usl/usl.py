@@ -48,8 +48,9 @@ Args:
         0.33*U + 0.33*S + 0.34*S*L) or "H" (the paper's formula: 0.33*U + 0.33*U*S + 0.34*U*S*L).
     model (str, optional): "dialeval/usl-dailydialog" (default, bundled) or a folder written by training/usl.py.
     device (str, optional): torch device, default CPU.
-    precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8" or "auto"
-        (float32 until a reduced precision has passed the fidelity check); the signature names any but float32.
+    precision (str, optional): the encoder's arithmetic, "float32" (default), "bfloat16", "int8",
+        "bfloat16-matmul" or "auto" (float32 until a reduced precision has passed the fidelity check);
+        the signature names any but float32.
 Returns:
     usl: mean USL-H; usl_scores: per item; usl_u, usl_s, usl_l (and _scores): the three parts; signature: the
     model (with its content hash), encoder, LM, hierarchy and dialeval version; flags: per item, empty /
