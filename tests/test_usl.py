@@ -142,6 +142,35 @@ def test_length_batches_give_each_text_its_unbatched_features():
     assert batched.single([], progress=False).shape == (0, batched.dim)
 
 
+def test_a_repeated_text_is_encoded_once_and_gets_the_same_features():
+    """FrozenEncoder encodes each distinct text (or context, or pair) once: a reply repeated in a set
+    gets bit-identical features wherever it stands, not features rounded otherwise in another batch
+    (~1e-6, which reorders near-tied U scores between CPUs and precisions: precision-grid.md)."""
+    import numpy as np
+
+    from dialeval.usl.features import FrozenEncoder
+
+    encoder = FrozenEncoder(batch_size=2)
+    encoded = []
+    forward = encoder._forward
+
+    def counting(first, second, *args, **kwargs):
+        encoded.append(len(first))
+        return forward(first, second, *args, **kwargs)
+
+    encoder._forward = counting
+    texts = ["I'm sorry to hear that.", "What time does the train leave?", "I'm sorry to hear that.", "Ok.",
+             "I'm sorry to hear that."]
+    found = encoder.single(texts, progress=False)
+    assert encoded == [3] and (found[0] == found[2]).all() and (found[0] == found[4]).all()
+    assert np.array_equal(found[[0, 1, 3]], encoder.single([texts[0], texts[1], texts[3]], progress=False))
+    contexts = [["Hi."], ["Hi.", "Hello!"], ["Hi."]]
+    assert (encoder.contexts(contexts, progress=False)[0] == encoder.contexts(contexts, progress=False)[2]).all()
+    encoded.clear()
+    pairs = encoder.pairs([["Hi."], ["Hi."], ["Hey."]], ["Hello!", "Hello!", "Hello!"], progress=False)
+    assert encoded == [2] and (pairs[0] == pairs[1]).all() and not (pairs[0] == pairs[2]).all()
+
+
 def test_the_top_layers_alone_continue_the_encoder_from_its_hidden_state(tmp_path):
     """dialeval.usl.tuned.top_model on a tiny random BERT: its top k layers fed the hidden state k
     below the last give the last hidden state (padding masked), whatever k; k outside 1..layers

@@ -117,9 +117,19 @@ class FrozenEncoder:
 
     def _pooled(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
                 tuned: Any = None) -> np.ndarray | tuple:
-        """The features of texts, or of pairs of texts; with ``tuned``, also the tuned top's (:meth:`single`)."""
+        """The features of texts, or of pairs of texts; with ``tuned``, also the tuned top's (:meth:`single`).
+        Each distinct text (or pair) is encoded once, so a repeated one gets the same features wherever it
+        stands (in a batch of other sizes its float32 sums would round otherwise, ~1e-6)."""
         import torch
 
+        rows = list(zip(first, second)) if second else first
+        distinct = list(dict.fromkeys(rows))
+        if len(distinct) < len(rows):
+            place = {row: n for n, row in enumerate(distinct)}
+            found = self._pooled([r[0] for r in distinct] if second else distinct,
+                                 [r[1] for r in distinct] if second else None, progress, unit, tuned)
+            at = np.array([place[row] for row in rows], dtype=np.int64)
+            return found[at] if tuned is None else (found[0][at], found[1][at])
         out = np.zeros((len(first), self.dim), dtype=np.float32)
         out_tuned = np.zeros_like(out)
         for idx, found, mask in self._forward(first, second, progress, unit, hidden_states=tuned is not None):

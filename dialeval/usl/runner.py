@@ -9,9 +9,10 @@ from dialeval.core.results import ItemScores, split_result
 
 # The precisions `precision="auto"` may choose (dialeval.core.precision), those that passed the fidelity
 # rule against float32 (benchmarks/results/precision.md, precision-grid.md): bfloat16 meets the per-item
-# rule (0.9997 on 200 items) but moves a grid cell by 0.0071 (usl_u on grade-empathetic): a repeated reply's
-# U differs by ~1e-6 with the batch it is encoded in, and bfloat16 orders those near-ties otherwise, as
-# another CPU does in float32 (0.011 there); int8 fails the per-item rule (0.38). So auto is float32.
+# rule (0.9997 on 200 items) and moves the usl cells by less than 0.002, but usl_u on grade-empathetic by
+# 0.012 (-0.059 -> -0.071: bfloat16 moves an item's U by 0.0012 at the median, as much as the median gap
+# between two items' U there, 0.001, so it reorders them); int8 fails the per-item rule (0.38). So auto is
+# float32.
 AUTO_PRECISIONS: tuple[str, ...] = ()
 
 
