@@ -27,13 +27,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from dialeval import registry  # noqa: E402
 from dialeval.core.precision import AUTO, PRECISIONS  # noqa: E402
 from dialeval.metaeval.grid import JOBS  # noqa: E402
 from dialeval.registry import judgment_sets, load_judgments  # noqa: E402
 from dialeval.scoring import cache  # noqa: E402
 from dialeval.scoring.cache import scores_for  # noqa: E402
-from dialeval.scoring.chunks import accepted_options  # noqa: E402
+from dialeval.scoring.chunks import with_precision_option  # noqa: E402
 from dialeval.scoring.runners import get_runner  # noqa: E402
 from dialeval.core.tables import format_table  # noqa: E402
 from throughput import machine  # noqa: E402
@@ -46,9 +45,7 @@ def measure(n: int, sets: list[str], jobs: list[str] | None, precision: str | No
         rows = {}
         for set_name in sets:
             items = [vars(it) for it in load_judgments(set_name)]
-            options = job.options_on(set_name, items)
-            if precision is not None and "precision" in accepted_options(registry.spec(job.metric).runner):
-                options["precision"] = precision
+            options = with_precision_option(job.metric, job.options_on(set_name, items), precision)
             run = get_runner(job.metric)
             sample = items[:n]
             try:

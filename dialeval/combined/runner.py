@@ -88,15 +88,13 @@ def component_jobs(items: Sequence[dict], set_name: str | None = None, precision
     runner takes it."""
     from dialeval.combined.designs import JOBS
     from dialeval.combined.features import PINNED_OPTIONS
-    from dialeval.registry import grid_jobs, spec
-    from dialeval.scoring.chunks import accepted_options
+    from dialeval.registry import grid_jobs
+    from dialeval.scoring.chunks import with_precision_option
 
     found = []
     for job in (j for j in grid_jobs() if j.name in (JOBS if jobs is None else jobs)):
         options = {**job.options_on(set_name or "", items), **PINNED_OPTIONS.get(job.name, {})}
-        if precision is not None and "precision" in accepted_options(spec(job.metric).runner):
-            options["precision"] = precision
-        found.append((job, options))
+        found.append((job, with_precision_option(job.metric, options, precision)))
     return found
 
 

@@ -151,7 +151,10 @@ def apply_precision(model: Any, precision: str) -> Any:
 @contextlib.contextmanager
 def bf16_math():
     """Inside: oneDNN may run float32 matrix products in its bfloat16 math mode
-    (``torch.backends.mkldnn.matmul.fp32_precision = "bf16"``); the mode before is restored after."""
+    (``torch.backends.mkldnn.matmul.fp32_precision = "bf16"``); the mode before is restored after. The
+    flag is torch's, for the whole process: a float32 model run meanwhile in another thread (a server
+    scoring two requests at once) would take the mode too, so ``bfloat16-matmul`` is for one model at a
+    time, as the CLI and the grid run them."""
     import torch
 
     flag = torch.backends.mkldnn.matmul

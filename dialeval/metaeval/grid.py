@@ -53,7 +53,7 @@ from dialeval.stats.unpaired import compare_unpaired
 from dialeval.metaeval.marked import check_marked, markers, write_marked
 from dialeval.scoring.runners import RUNNERS
 from dialeval.scoring.cache import scores_for
-from dialeval.scoring.chunks import accepted_options
+from dialeval.scoring.chunks import with_precision_option
 from dialeval.core.spec import Job
 from dialeval.core.tables import fmt, fmt_p, format_table
 
@@ -165,9 +165,7 @@ def run_cell(job: Job, set_name: str, items: list[dict], human: list[float], sys
     goes to a job whose runner takes it; the score cache keys it as it runs."""
     from dialeval.models import ModelNotFoundError
 
-    options = job.options_on(set_name, items)
-    if precision is not None and "precision" in accepted_options(registry.spec(job.metric).runner):
-        options["precision"] = precision
+    options = with_precision_option(job.metric, job.options_on(set_name, items), precision)
     cell: dict[str, Any] = {"set": set_name, "job": job.name, "metric": job.metric, "options": options}
     try:
         entry = scores_for(job.metric, options, items, refresh, progress=progress, desc=f"{set_name} x {job.name}")

@@ -39,6 +39,16 @@ def accepted_options(runner: Runner) -> list[str]:
     return [p.name for p in params if p.name != "population" and p.kind is not p.VAR_KEYWORD]
 
 
+def with_precision_option(metric: str, options: dict[str, Any], precision: str | None) -> dict[str, Any]:
+    """``options`` with ``precision`` added where ``metric``'s runner takes it (a model-based metric);
+    ``None`` leaves them as they are (each metric's default, float32)."""
+    from dialeval import registry
+
+    if precision is None or "precision" not in accepted_options(registry.spec(metric).runner):
+        return options
+    return {**options, "precision": precision}
+
+
 def check_options(metric: str, options: dict[str, Any]) -> None:
     """``ValueError`` naming an option the metric's runner does not take (instead of a ``TypeError``);
     a runner with ``**options`` takes any."""
