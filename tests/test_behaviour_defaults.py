@@ -54,8 +54,36 @@ PINNED = {
 }
 
 
+# Combined is the mean of its three components' percentiles among 200 stored human replies: float noise that
+# moves one component across one stored reply's score moves combined by up to 1/(3 * 200), so two of its
+# scores within that of each other (an exact tie too, unless both are flagged at 0) may compare otherwise on
+# another CPU (salad on the 7th context: a win on the AVX2 EPYC that measured the pins, an exact tie on an
+# AVX-512 one). Its pins hold with such cases counted either way; every other metric must have none.
+COARSE_NOISE = {"combined": 1 / (3 * 200)}
+CONTROL_CROSSINGS = 3  # such moves a pinned control of combined allows (two seen between the CPUs: 0.0014)
+
+
 def close_but_not_tied(a: float, b: float) -> bool:
     return a != b and math.isfinite(a) and math.isfinite(b) and abs(a - b) <= RELATIVE * max(abs(a), abs(b))
+
+
+def control_tolerance(metric: str, real: list) -> float:
+    """How far a pinned control may move: 1e-3 (module docstring); for combined also
+    :data:`CONTROL_CROSSINGS` moves of one reply by :data:`COARSE_NOISE`, each moving the standardized
+    change (mean of ``changed - real`` over the real replies' SD) by ``COARSE_NOISE / (n * SD)``."""
+    if metric not in COARSE_NOISE:
+        return 1e-3
+    finite = [v for v in real if v is not None and math.isfinite(v)]
+    mean = sum(finite) / len(finite)
+    spread = math.sqrt(sum((v - mean) ** 2 for v in finite) / (len(finite) - 1))
+    return 1e-3 + CONTROL_CROSSINGS * COARSE_NOISE[metric] / (len(finite) * spread)
+
+
+def near_tie(metric: str, a: float, b: float) -> bool:
+    """Whether ``a`` and ``b`` may compare otherwise on another machine (module docstring, COARSE_NOISE)."""
+    if metric not in COARSE_NOISE:
+        return close_but_not_tied(a, b)
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= COARSE_NOISE[metric] and not a == b == 0.0
 
 
 @pytest.fixture(scope="module")
@@ -76,19 +104,27 @@ def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, score_cache)
     scored, _ = score_replies(metric, cases, replies, dict(behaviour.options), behaviour.references, progress=False)
     found = {}
     for result in check_scores(metric, scored):
+        counts = {}
         for kind in result.kinds:
-            near = [i for i, (r, k) in enumerate(zip(scored[REAL][result.score], scored[kind.kind][result.score]))
-                    if k is not None and close_but_not_tied(r, k)]
-            assert not near, f"{metric} {result.score} {kind.kind}: cases {near} within float noise of a tie"
+            pairs = list(zip(scored[REAL][result.score], scored[kind.kind][result.score]))
+            near = [i for i, (r, k) in enumerate(pairs) if k is not None and near_tie(metric, r, k)]
+            assert metric in COARSE_NOISE or not near, \
+                f"{metric} {result.score} {kind.kind}: cases {near} within float noise of a tie"
+            # without the near cases (each counted as a win, the real reply higher, a tie or a loss), and how many
+            counts[kind.kind] = (kind.wins - sum(pairs[i][0] > pairs[i][1] for i in near),
+                                 kind.ties - sum(pairs[i][0] == pairs[i][1] for i in near), len(near))
         found[result.score] = {
-            **{k.kind: (k.wins, k.ties) for k in result.kinds if k.declared},
+            **{k.kind: counts[k.kind] for k in result.kinds if k.declared},
             **{c.control: c.standardized for c in result.controls if c.declared},
         }
     expected = PINNED[metric]
     assert set(found) == set(expected)
     for score, pins in expected.items():
         for name, value in pins.items():
-            if isinstance(value, tuple):
-                assert found[score][name] == value, (metric, score, name)
+            if isinstance(value, tuple):  # (wins, ties), the near cases counted any way
+                wins, ties, near = found[score][name]
+                more_wins, more_ties = value[0] - wins, value[1] - ties
+                assert min(more_wins, more_ties) >= 0 and more_wins + more_ties <= near, (metric, score, name, found[score][name])
             else:
-                assert found[score][name] == pytest.approx(value, abs=1e-3), (metric, score, name)
+                assert found[score][name] == pytest.approx(value, abs=control_tolerance(metric, scored[REAL][score])), \
+                    (metric, score, name)
