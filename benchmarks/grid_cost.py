@@ -55,13 +55,13 @@ def measure(n: int, sets: list[str], jobs: list[str] | None, precision: str | No
                     out["jobs"].setdefault(job.name, {})["load_seconds"] = round(time.perf_counter() - start, 1)
                     loaded.add(job.name)
                 start = time.perf_counter()
-                entry = scores_for(job.metric, options, sample, progress=False)
+                scored = scores_for(job.metric, options, sample, progress=False)
             except (ValueError, FileNotFoundError) as e:  # not applicable (e.g. no references)
                 rows[set_name] = {"status": f"n/a: {str(e)[:60]}"}
                 continue
             per_item = (time.perf_counter() - start) / len(sample)
             rows[set_name] = {"seconds_per_item": round(per_item, 4), "set_size": len(items),
-                              "full_set_seconds": round(per_item * len(items), 1), "signature": entry["signature"]}
+                              "full_set_seconds": round(per_item * len(items), 1), "signature": scored["signature"]}
             print(f"{job.name} on {set_name}: {per_item:.3f} s/item", file=sys.stderr, flush=True)
         entry = out["jobs"].setdefault(job.name, {})
         entry["sets"] = rows

@@ -54,13 +54,24 @@ PINNED = {
 }
 
 
-# Combined is the mean of its three components' percentiles among 200 stored human replies: float noise that
-# moves one component across one stored reply's score moves combined by up to 1/(3 * 200), so two of its
-# scores within that of each other (an exact tie too, unless both are flagged at 0) may compare otherwise on
-# another CPU (salad on the 7th context: a win on the AVX2 EPYC that measured the pins, an exact tie on an
-# AVX-512 one). Its pins hold with such cases counted either way; every other metric must have none.
-COARSE_NOISE = {"combined": 1 / (3 * 200)}
+# Combined is the mean of its components' percentiles among the stored human replies (200 per component):
+# float noise that moves one component across one stored reply's score moves combined by up to one such step
+# (:func:`coarse_noise`), so two of its scores within that of each other (an exact tie too, unless both are
+# flagged at 0) may compare otherwise on another CPU (salad on the 7th context: a win on the AVX2 EPYC that
+# measured the pins, an exact tie on an AVX-512 one). Its pins hold with such cases counted either way;
+# every other metric must have none.
 CONTROL_CROSSINGS = 3  # such moves a pinned control of combined allows (two seen between the CPUs: 0.0014)
+
+
+def coarse_noise(metric: str) -> float | None:
+    """For combined, one stored human reply's step in one component's percentile as its mean carries it:
+    ``1 / (components * stored replies)`` (1/600 today); ``None`` for a metric whose scores are not steps."""
+    from dialeval.scoring.human_reference import load_reference
+
+    if metric != "combined":
+        return None
+    parts = registry.spec(metric).reads
+    return 1 / (len(parts) * min(load_reference(part).cases["n"] for part in parts))
 
 
 def close_but_not_tied(a: float, b: float) -> bool:
@@ -69,21 +80,23 @@ def close_but_not_tied(a: float, b: float) -> bool:
 
 def control_tolerance(metric: str, real: list) -> float:
     """How far a pinned control may move: 1e-3 (module docstring); for combined also
-    :data:`CONTROL_CROSSINGS` moves of one reply by :data:`COARSE_NOISE`, each moving the standardized
-    change (mean of ``changed - real`` over the real replies' SD) by ``COARSE_NOISE / (n * SD)``."""
-    if metric not in COARSE_NOISE:
+    :data:`CONTROL_CROSSINGS` moves of one reply by :func:`coarse_noise`, each moving the standardized
+    change (mean of ``changed - real`` over the real replies' SD) by ``step / (n * SD)``."""
+    step = coarse_noise(metric)
+    if step is None:
         return 1e-3
     finite = [v for v in real if v is not None and math.isfinite(v)]
     mean = sum(finite) / len(finite)
     spread = math.sqrt(sum((v - mean) ** 2 for v in finite) / (len(finite) - 1))
-    return 1e-3 + CONTROL_CROSSINGS * COARSE_NOISE[metric] / (len(finite) * spread)
+    return 1e-3 + CONTROL_CROSSINGS * step / (len(finite) * spread)
 
 
 def near_tie(metric: str, a: float, b: float) -> bool:
-    """Whether ``a`` and ``b`` may compare otherwise on another machine (module docstring, COARSE_NOISE)."""
-    if metric not in COARSE_NOISE:
+    """Whether ``a`` and ``b`` may compare otherwise on another machine (module docstring, :func:`coarse_noise`)."""
+    step = coarse_noise(metric)
+    if step is None:
         return close_but_not_tied(a, b)
-    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= COARSE_NOISE[metric] and not a == b == 0.0
+    return math.isfinite(a) and math.isfinite(b) and abs(a - b) <= step and not a == b == 0.0
 
 
 @pytest.fixture(scope="module")
@@ -108,7 +121,7 @@ def test_the_bundled_default_behaves_as_pinned(metric, monkeypatch, score_cache)
         for kind in result.kinds:
             pairs = list(zip(scored[REAL][result.score], scored[kind.kind][result.score]))
             near = [i for i, (r, k) in enumerate(pairs) if k is not None and near_tie(metric, r, k)]
-            assert metric in COARSE_NOISE or not near, \
+            assert coarse_noise(metric) is not None or not near, \
                 f"{metric} {result.score} {kind.kind}: cases {near} within float noise of a tie"
             # without the near cases (each counted as a win, the real reply higher, a tie or a loss), and how many
             counts[kind.kind] = (kind.wins - sum(pairs[i][0] > pairs[i][1] for i in near),

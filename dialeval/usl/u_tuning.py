@@ -133,8 +133,8 @@ def run_epochs(learner: Any, head: torch.nn.Module, pooled: Callable[[np.ndarray
     target = torch.tensor(list(labels))
     for epoch in range(len(saved), epochs):
         if deadline is not None and time.time() > deadline:
-            kept = f"saved in {folder}; run the same command again to go on" if folder else "nothing saved"
-            raise ChunksPaused(f"time is up after epoch {epoch} of {epochs}, {kept}")
+            where = f"saved in {folder}; run the same command again to go on" if folder else "nothing saved"
+            raise ChunksPaused(f"time is up after epoch {epoch} of {epochs}, {where}")
         random.Random(epoch).shuffle(order)
         started = time.time()
         learner.train(), head.train()
