@@ -176,7 +176,8 @@ CONVERSATIONS = [["Hi!", "Hello, how is your day?"], ["What music do you like?",
 
 
 @pytest.mark.parametrize("precision, field", [("float32", None), ("bfloat16", "precision:bfloat16"),
-                                              ("int8", "precision:int8"), ("auto", None)])
+                                              ("int8", "precision:int8"),
+                                              ("bfloat16-matmul", "precision:bfloat16-matmul"), ("auto", None)])
 def test_the_signature_names_the_precision_used(monkeypatch, tiny_dir, precision, field):
     fake_flags(monkeypatch, BOTH)  # auto without a declared precision stays float32 even here
     result = FEDScorer(fresh(tiny_dir), batch_size=8, precision=precision).score(CONVERSATIONS)
@@ -204,7 +205,8 @@ def test_the_cache_key_holds_the_precision_as_run(monkeypatch, tmp_path):
     assert cache_key("fed", {"device": "cpu", "precision": "float32"}, ITEMS) == plain  # the default, left out
     bf16 = cache_key("fed", {"device": "cpu", "precision": "bfloat16"}, ITEMS)
     int8 = cache_key("fed", {"device": "cpu", "precision": "int8"}, ITEMS)
-    assert len({plain, bf16, int8}) == 3
+    matmul = cache_key("fed", {"device": "cpu", "precision": "bfloat16-matmul"}, ITEMS)
+    assert len({plain, bf16, int8, matmul}) == 4
     fake_flags(monkeypatch, NO_FLAGS)
     declaring(monkeypatch, ("bfloat16",))
     assert cache_key("fed", {"device": "cpu", "precision": "auto"}, ITEMS) == plain  # auto ran float32 here
