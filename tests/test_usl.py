@@ -199,6 +199,36 @@ def test_the_top_layers_alone_continue_the_encoder_from_its_hidden_state(tmp_pat
         load_tuned_top(model, tmp_path, 1)
 
 
+@pytest.mark.slow
+def test_cached_context_states_continue_through_the_top_to_the_context_features(tmp_path, monkeypatch):
+    """dialeval.usl.u_tuning.cached_states of contexts (cut as S reads them, longer than a cut response)
+    pads them to the longest; the top layer over them gives the encoder's own context features, up to
+    the float16 the states are kept in (2^-11 relative, through one layer: within 4e-3), and a tuned
+    top read through ``contexts(tuned=...)`` that learned nothing gives them to float32 noise."""
+    import numpy as np
+    import torch
+
+    from dialeval.usl import u_tuning
+    from dialeval.usl.features import RESPONSE_TOKENS, FrozenEncoder
+    from dialeval.usl.tuned import top_model
+
+    monkeypatch.setattr(u_tuning, "cache_dir", lambda: tmp_path)
+    encoder = FrozenEncoder(batch_size=2)
+    long_turn = "Can you come to the party at my place on Friday night? " * 8
+    contexts = [["Hi there."], ["Hello!", long_turn], ["Ok.", "Sure, see you."]]
+    cut = [encoder.cut_context(c) for c in contexts]
+    assert cut[1].startswith("you come") and cut[1].endswith("friday night?")  # the last tokens kept (uncased)
+    states, lengths = u_tuning.cached_states(encoder, cut, 1)
+    assert lengths.max() > RESPONSE_TOKENS + 2 and states.shape[1] == lengths.max()
+    upper = top_model(encoder.model, 1).eval()
+    with torch.no_grad():
+        pooled = u_tuning.pooled_states(upper, states, lengths, np.arange(3)).numpy()
+    frozen, tuned = encoder.contexts(contexts, progress=False, tuned=(upper, 1))
+    assert np.allclose(pooled, frozen, rtol=4e-3, atol=4e-3)
+    assert np.allclose(tuned, frozen, rtol=SUM, atol=SUM)
+    assert not np.allclose(pooled[[1, 0, 2]], frozen, rtol=4e-3, atol=4e-3)  # the rows stay in order
+
+
 def test_u_tuning_resumed_after_an_epoch_ends_where_one_uninterrupted_run_does(tmp_path):
     """dialeval.usl.u_tuning.run_epochs on a tiny random BERT's top layer with LoRA: two epochs in one run,
     and one epoch then the same call for two (a fresh learner, as a new process builds it), give the same

@@ -87,14 +87,15 @@ class FrozenEncoder:
         the same forward's lower layers: ``(frozen, tuned)``."""
         return self._pooled([self.cut_response(t) for t in texts], None, progress, "response", tuned)
 
-    def contexts(self, contexts: Sequence[Sequence[str]], progress: bool = True) -> np.ndarray:
-        """``[max; mean]`` features of each context alone (its turns joined, the last tokens kept)."""
-        return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts], None, progress, "context")
+    def contexts(self, contexts: Sequence[Sequence[str]], progress: bool = True, tuned: Any = None
+                 ) -> np.ndarray | tuple:
+        """``[max; mean]`` features of each context alone (:meth:`cut_context`); ``tuned`` as in :meth:`single`."""
+        return self._pooled([self.cut_context(c) for c in contexts], None, progress, "context", tuned)
 
     def pairs(self, contexts: Sequence[Sequence[str]], responses: Sequence[str], progress: bool = True) -> np.ndarray:
         """``[max; mean]`` features of each (context, response) pair read together."""
-        return self._pooled([self._cut(" ".join(c), CONTEXT_TOKENS, True) for c in contexts],
-                            [self._cut(r, RESPONSE_TOKENS, False) for r in responses], progress, "pair")
+        return self._pooled([self.cut_context(c) for c in contexts], [self.cut_response(r) for r in responses],
+                            progress, "pair")
 
     def _forward(self, first: list[str], second: list[str] | None, progress: bool, unit: str,
                  hidden_states: bool = False):
@@ -141,20 +142,22 @@ class FrozenEncoder:
                 out_tuned[idx] = max_mean(states.last_hidden_state, mask).cpu().numpy()
         return out if tuned is None else (out, out_tuned)
 
-    def top_inputs(self, texts: Sequence[str], top: int, progress: bool = True) -> np.ndarray:
-        """The hidden states entering the top ``top`` layers for each response as U reads it (cut to
-        :data:`RESPONSE_TOKENS`), in float16, padded with zeros to ``[CLS]`` + that many tokens + ``[SEP]``:
-        what U's tuned top layers learn from (:mod:`dialeval.usl.u_tuning`)."""
-        cut = [self.cut_response(t) for t in texts]
-        out = np.zeros((len(cut), RESPONSE_TOKENS + 2, int(self.model.config.hidden_size)), dtype=np.float16)
-        for idx, found, _ in self._forward(cut, None, progress, "response", hidden_states=True):
+    def top_inputs(self, texts: Sequence[str], top: int, progress: bool = True, width: int = RESPONSE_TOKENS + 2
+                   ) -> np.ndarray:
+        """The hidden states entering the top ``top`` layers for each text, already cut (:meth:`cut_response`,
+        :meth:`cut_context`), in float16, padded with zeros to ``width`` tokens (``[CLS]`` and ``[SEP]``
+        included; a cut response has at most ``RESPONSE_TOKENS + 2``): what a tuned top learns from
+        (:mod:`dialeval.usl.u_tuning`)."""
+        cut = list(texts)
+        out = np.zeros((len(cut), width, int(self.model.config.hidden_size)), dtype=np.float16)
+        for idx, found, _ in self._forward(cut, None, progress, "text", hidden_states=True):
             hidden = found.hidden_states[-1 - top]
             out[idx, :hidden.shape[1]] = hidden.float().cpu().numpy().astype(np.float16)
         return out
 
     def token_counts(self, texts: Sequence[str]) -> np.ndarray:
-        """Each response's tokens as U reads it, ``[CLS]`` and ``[SEP]`` included."""
-        return np.array([len(ids) for ids in self.tokenizer([self.cut_response(t) for t in texts])["input_ids"]])
+        """Each (already cut) text's tokens, ``[CLS]`` and ``[SEP]`` included."""
+        return np.array([len(ids) for ids in self.tokenizer(list(texts))["input_ids"]])
 
     def float32_model(self):
         """The encoder in float32 (itself, or loaded again when it runs in another precision)."""
@@ -163,6 +166,10 @@ class FrozenEncoder:
         if self.precision == "float32":
             return self.model
         return AutoModel.from_pretrained(self.folder, local_files_only=True).to(self.device).eval()
+
+    def cut_context(self, context: Sequence[str]) -> str:
+        """A context as S reads it: its turns joined by spaces, its last :data:`CONTEXT_TOKENS` tokens."""
+        return self._cut(" ".join(context), CONTEXT_TOKENS, True)
 
     def cut_response(self, text: str) -> str:
         """A response as U reads it: its first :data:`RESPONSE_TOKENS` tokens."""

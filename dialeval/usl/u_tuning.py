@@ -40,16 +40,17 @@ KEY_FORMAT = 1  # of the settings that key a run's saved epochs (tune_u)
 
 def cached_states(encoder: Any, texts: Sequence[str], top: int, deadline: float | None = None
                   ) -> tuple[np.ndarray, np.ndarray]:
-    """``(states, lengths)``: :meth:`dialeval.usl.features.FrozenEncoder.top_inputs` of each (already cut)
-    text, cached in chunks under ``$DIALEVAL_CACHE/usl`` (:func:`dialeval.core.chunk_cache.cached_array`),
+    """``(states, lengths)``: :meth:`dialeval.usl.features.FrozenEncoder.top_inputs` of each text (already
+    cut: :meth:`~dialeval.usl.features.FrozenEncoder.cut_response` or ``cut_context``), padded to the
+    longest, at least a cut response's ``[CLS]`` + :data:`dialeval.usl.features.RESPONSE_TOKENS` +
+    ``[SEP]``; cached in chunks under ``$DIALEVAL_CACHE/usl`` (:func:`dialeval.core.chunk_cache.cached_array`);
     and each text's token count."""
     from dialeval.usl.features import RESPONSE_TOKENS
 
     lengths = encoder.token_counts(texts)
-    if lengths.max() > RESPONSE_TOKENS + 2:
-        raise ValueError(f"a cut response has {lengths.max()} tokens, more than {RESPONSE_TOKENS + 2}")
-    name = f"{encoder.name}-states-top{top}"
-    states = cached_array(cache_dir() / "usl", name, list(texts), lambda rows: encoder.top_inputs(rows, top, False),
+    width = max(int(lengths.max()), RESPONSE_TOKENS + 2)
+    name = f"{encoder.name}-states-top{top}" + ("" if width == RESPONSE_TOKENS + 2 else f"-width{width}")
+    states = cached_array(cache_dir() / "usl", name, list(texts), lambda rows: encoder.top_inputs(rows, top, False, width),
                           STATES_CHUNK, deadline, f"usl {name}")
     return states, lengths
 
@@ -111,12 +112,13 @@ def done_epochs(folder: Path | None) -> list[Path]:
 
 def run_epochs(learner: Any, head: torch.nn.Module, pooled: Callable[[np.ndarray], torch.Tensor],
                labels: Sequence[int], batches: list[list[int]], validate: Callable[[], float], *, epochs: int,
-               lr: float, folder: Path | None = None, deadline: float | None = None) -> list[tuple[float, float]]:
+               lr: float, folder: Path | None = None, deadline: float | None = None, what: str = "usl U tuning"
+               ) -> list[tuple[float, float]]:
     """Train ``learner``'s trainable weights and ``head`` on ``head(pooled(rows))`` against ``labels`` for
     ``epochs`` epochs (module docstring); ``validate()`` after each. With ``folder`` each epoch is saved
     there and a run finding saved epochs goes on after the last; past ``deadline`` (``time.time()``)
-    between epochs it stops with :class:`dialeval.core.chunk_cache.ChunksPaused`. ``(validation accuracy,
-    wall minutes)`` per epoch."""
+    between epochs it stops with :class:`dialeval.core.chunk_cache.ChunksPaused`; ``what`` names the run in
+    its progress. ``(validation accuracy, wall minutes)`` per epoch."""
     params = [p for p in learner.parameters() if p.requires_grad] + list(head.parameters())
     optimiser = torch.optim.AdamW(params, lr=lr, weight_decay=WEIGHT_DECAY)
     saved = done_epochs(folder)[:epochs]
@@ -138,7 +140,7 @@ def run_epochs(learner: Any, head: torch.nn.Module, pooled: Callable[[np.ndarray
         random.Random(epoch).shuffle(order)
         started = time.time()
         learner.train(), head.train()
-        with Progress(len(order), f"usl U tuning, epoch {epoch + 1}/{epochs}", unit="batch") as bar:
+        with Progress(len(order), f"{what}, epoch {epoch + 1}/{epochs}", unit="batch") as bar:
             for batch in order:
                 idx = np.array(batch)
                 loss = torch.nn.functional.cross_entropy(head(pooled(idx)), target[idx])
