@@ -97,6 +97,11 @@ def published_cell(set_name: str, metric: str, sub: str) -> PaperCell | None:
     return owner.published(set_name, metric, sub) if owner and owner.published else None
 
 
+def reported_value(set_name: str, metric: str, sub: str) -> tuple[float, str] | None:
+    """``(value, source)`` that ``metric`` declares for its own ``sub`` on ``set_name`` (``MetricSpec.reported``)."""
+    return spec(metric).reported.get((set_name, sub)) if metric in METRICS else None
+
+
 def bundled_for_metric() -> dict[str, tuple[str, ...]]:
     """metric -> the bundled hub/ folders it loads by default."""
     return {s.name: s.bundled for s in specs()}

@@ -217,6 +217,11 @@ def test_published_values_come_from_the_papers_tables():
     assert published("holistic-coherence", "holistic", "coherence")[0] == 0.76
     assert published("grade-convai2", "grade", "grade")[0] == 0.579
     assert published("holistic-fluency", "multiref", "bleu2") is None
+    # USL-H's paper reports no shared set: Yeh et al. 2021's values, which the metric declares, stand beside it
+    value, source = published("fed-turn", "usl", "usl")
+    assert value == 0.189 and source.startswith("Yeh, Eskenazi & Mehri 2021")
+    assert published("grade-convai2", "usl", "usl")[0] == 0.457
+    assert published("grade-convai2", "usl", "usl_u") is None and published("holistic-fluency", "usl", "usl") is None
 
 
 def test_cli_benchmark_all_writes_the_table_json_and_plots(rated_file, tmp_path, monkeypatch, capsys):

@@ -298,6 +298,9 @@ class MetricSpec:
     # human-judgment sets it owns (name -> loader of generic items) and their published Spearman
     judgment_sets: Mapping[str, Callable[[], list[JudgmentItem]]] = field(default_factory=dict)
     published: Callable[[str, str, str], PaperCell | None] | None = None
+    # its own method's published Spearman on sets it does not own, from a paper outside paper_tables.json:
+    # (set, sub-score) -> (value, source); the grid prints it beside the cell (USL-H: Yeh et al. 2021)
+    reported: Mapping[tuple[str, str], tuple[float, str]] = field(default_factory=dict)
     benchmarks: Mapping[str, Benchmark] = field(default_factory=dict)
     aspects: tuple[str, ...] = ()  # `dialeval benchmark --aspect A` = `--dataset <name>-A`
     grid_jobs: tuple[Job, ...] = ()

@@ -64,10 +64,11 @@ JOBS: tuple[Job, ...] = registry.grid_jobs()
 def published(set_name: str, metric: str, sub: str) -> tuple[float, str] | None:
     """``(value, source)`` of the published Spearman comparable with this cell, else ``None``: the
     paper cell the set's owner declares (``MetricSpec.published``; GRADE's Table 1 value is its
-    ``average_of_4_correlations`` column, not a pooled correlation)."""
+    ``average_of_4_correlations`` column, not a pooled correlation), else the value the metric reports
+    for its own method from a paper outside paper_tables.json (``MetricSpec.reported``)."""
     cell = registry.published_cell(set_name, metric, sub)
     if cell is None:
-        return None
+        return registry.reported_value(set_name, metric, sub)
     try:
         value = paper.value(*cell)
     except (KeyError, FileNotFoundError):

@@ -35,6 +35,7 @@ SPEC = MetricSpec(
     benchmarks={f"usl-{name}": Benchmark("dialeval.usl.benchmark", "yeh", "format_yeh", (name,), runs={f"usl-{name}": {}})
                 for name in YEH},
     grid_jobs=(Job("usl", "usl", {}, ("usl",)),),
+    reported={(name, "usl"): (value, YEH_SOURCE) for name, value in YEH.items()},
     headline=("usl",),
     samples={FOLDER: (EvaluateSample(
         "usl", None, {"contexts": [[q] for q, _ in SAMPLE_PAIRS], "responses": [r for _, r in SAMPLE_PAIRS]},
