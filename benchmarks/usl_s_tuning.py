@@ -46,7 +46,7 @@ def table(rows: list[str]) -> tuple[list[str], np.ndarray]:
     return distinct, np.array([place[row] for row in rows], dtype=np.int64)
 
 
-def float32_states(encoder, texts: list[str], top: int) -> tuple[list[torch.Tensor], list[torch.Tensor], list]:
+def float32_states(encoder, texts: list[str], top: int) -> list[tuple[torch.Tensor, torch.Tensor, list[int]]]:
     """Per length batch of ``texts`` (already cut): the frozen encoder's float32 states entering the top
     ``top`` layers, the attention mask and the rows, as the scorer computes them."""
     batches = []
