@@ -143,8 +143,8 @@ accuracies per epoch).
   training responses against all-MiniLM-L6-v2 on 20,000: U 0.763 vs 0.738, S 0.825 vs 0.810) and the training
   size on it (20,000 responses / pairs against 4,000: U 0.806 vs 0.763, S 0.843 vs 0.825;
   `benchmarks/results/usl-choices.md`). S's own LoRA-tuned top layer (U's recipe, shared by context and
-  response) read S worse than its frozen head on the same 8,000 pairs (0.810, then 0.763 after a second epoch,
-  against 0.828; `benchmarks/results/usl-s-tuning.md`).
+  response) read S worse than its frozen head on the same 8,000 pairs (0.810, then 0.763 after a second epoch; at
+  lr 1e-4 0.751, then 0.782; against 0.828; `benchmarks/results/usl-s-tuning.md`).
 {u_text(report)}
 {s_input_text(config)}
 - **L**: no masked-LM weights are offline (all-mpnet-base-v2 keeps no MLM head), so L reads the summed token
