@@ -12,7 +12,7 @@ random responses, shuffled each epoch: :func:`dialeval.usl.u_tuning.run_epochs`)
 validation pairs (1,200 rows). Beside it, on the same items, S's frozen head as ``training/usl.py`` fits
 it (:func:`dialeval.usl.training.choose_head`: 30 epochs, the best validation epoch kept; the bundled
 head, on 20,000 pairs: 0.8433). Validation after each epoch reads the tuned top over the frozen
-encoder's float32 states of the validation texts, as a scorer would. No human rating is read.
+encoder's float32 forward of the validation texts, as a scorer does. No human rating is read.
 
     python benchmarks/usl_s_tuning.py --pairs 8000 --epochs 4 --threads 2 --save runs/usl-s-tuning
 """
@@ -39,40 +39,13 @@ def bundled_pairs(n: int):
     return d.sc[:2 * n], d.sr[:2 * n], d.sy[:2 * n], d.svc, d.svr, d.svy
 
 
-def table(rows: list[str]) -> tuple[list[str], np.ndarray]:
-    """The distinct rows in first-seen order and each row's place among them."""
-    distinct = list(dict.fromkeys(rows))
-    place = {row: n for n, row in enumerate(distinct)}
-    return distinct, np.array([place[row] for row in rows], dtype=np.int64)
-
-
-def float32_states(encoder, texts: list[str], top: int) -> list[tuple[torch.Tensor, torch.Tensor, list[int]]]:
-    """Per length batch of ``texts`` (already cut): the frozen encoder's float32 states entering the top
-    ``top`` layers, the attention mask and the rows, as the scorer computes them."""
-    batches = []
-    for idx, found, mask in encoder._forward(texts, None, False, "text", hidden_states=True):
-        batches.append((found.hidden_states[-1 - top].float(), mask, idx))
-    return batches
-
-
-def pooled_batches(learner, batches, n: int, dim: int) -> torch.Tensor:
-    """``[max; mean]`` of ``learner``'s last states over each batch of :func:`float32_states`, in row order."""
-    from dialeval.usl.features import max_mean
-
-    out = torch.zeros(n, dim)
-    with torch.no_grad():
-        for hidden, mask, idx in batches:
-            out[idx] = max_mean(learner(inputs_embeds=hidden, attention_mask=mask).last_hidden_state, mask)
-    return out
-
-
 def main(argv: list[str] | None = None) -> int:
     from peft import get_peft_model
 
     from dialeval.core.batching import length_batches
-    from dialeval.usl.features import MPNET, FrozenEncoder
+    from dialeval.usl.features import MPNET, FrozenEncoder, dual
     from dialeval.usl.heads import head as fresh_head
-    from dialeval.usl.training import choose_head
+    from dialeval.usl.training import choose_head, distinct_rows
     from dialeval.usl.tuned import lora_config, top_model
     from dialeval.usl.u_tuning import cached_states, pooled_states, run_epochs
 
@@ -91,22 +64,21 @@ def main(argv: list[str] | None = None) -> int:
     encoder = FrozenEncoder(MPNET)
     for p in encoder.model.parameters():
         p.requires_grad = False
-    contexts, context_at = table([encoder.cut_context(c) for c in sc])
-    responses, response_at = table([encoder.cut_response(r) for r in sr])
+    contexts, context_at = distinct_rows([encoder.cut_context(c) for c in sc])
+    responses, response_at = distinct_rows([encoder.cut_response(r) for r in sr])
     print(f"{len(sy)} training rows ({len(contexts)} distinct contexts, {len(responses)} responses), "
           f"{len(svy)} validation rows; LoRA rank {args.lora} on the top {args.top} layer(s), shared", flush=True)
     c_states, c_lengths = cached_states(encoder, contexts, args.top)
     r_states, r_lengths = cached_states(encoder, responses, args.top)
 
-    upper = top_model(encoder.model, args.top)
-    valid_c, valid_c_at = table([encoder.cut_context(c) for c in svc])
-    valid_r, valid_r_at = table([encoder.cut_response(r) for r in svr])
-    valid_batches = (float32_states(encoder, valid_c, args.top), float32_states(encoder, valid_r, args.top))
+    upper = top_model(encoder.model, args.top).eval()
 
     def valid_features(learner) -> np.ndarray:
-        c = pooled_batches(learner, valid_batches[0], len(valid_c), encoder.dim)[valid_c_at]
-        r = pooled_batches(learner, valid_batches[1], len(valid_r), encoder.dim)[valid_r_at]
-        return torch.cat([c, r, c * r, (c - r).abs()], 1).numpy()
+        """S's dual features of the validation rows as a scorer reads them: the frozen encoder's float32
+        forward, then ``learner`` on its top (:meth:`dialeval.usl.features.FrozenEncoder.contexts`, ``single``)."""
+        with torch.no_grad():
+            return dual(encoder.contexts(svc, progress=False, tuned=(learner, args.top))[1],
+                        encoder.single(svr, progress=False, tuned=(learner, args.top))[1])
 
     # the frozen head on the same items: the frozen top over the same cached states
     with torch.no_grad():
@@ -116,8 +88,7 @@ def main(argv: list[str] | None = None) -> int:
         rows = np.arange(len(responses))
         r_frozen = torch.cat([pooled_states(upper, r_states, r_lengths, rows[i:i + 256])
                               for i in range(0, len(rows), 256)])
-    c, r = c_frozen[context_at], r_frozen[response_at]
-    x = torch.cat([c, r, c * r, (c - r).abs()], 1).numpy()
+    x = dual(c_frozen[context_at].numpy(), r_frozen[response_at].numpy())
     _, frozen = choose_head("S frozen", x, np.asarray(sy), valid_features(upper), np.asarray(svy), 1e-3, 0)
     print(f"S's frozen head on these {args.pairs} pairs: validation accuracy {frozen['accuracy']:.4f} "
           f"(the bundled head on 20,000 pairs: {FROZEN_BUNDLED})", flush=True)
